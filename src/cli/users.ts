@@ -1,0 +1,121 @@
+/**
+ * `npm run users -- <command>`: users with WordPress roles and their application passwords
+ * (contract B.2), in the same SQLite file the server serves.
+ */
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { formatUtcNow } from '../model/datetime.ts';
+import { ROLES, type Role } from '../model/index.ts';
+import { createAppPassword, formatAppPassword } from '../server/auth/app-passwords.ts';
+import { openSqliteStore } from '../server/store/sqlite.ts';
+import type { Store } from '../server/store/store.ts';
+import { type CliIO, runMain } from './io.ts';
+import { DEFAULT_DATA } from './serve.ts';
+
+const HELP = `Usage: npm run users -- <command> [options]
+
+Commands:
+  add <login> --role <role> [--email <e-mail>]   create a user and print a new application password
+  password <login> [--name <label>]              print a new application password for a user
+  revoke <login> <password-id>                   revoke one application password
+  list                                           list users and their application passwords
+
+Roles: ${ROLES.join(', ')}
+Options:
+  --data <file>   SQLite file (default ${DEFAULT_DATA})
+
+Examples:
+  npm run users -- add alice --role editor
+  curl -u 'alice:<password>' http://127.0.0.1:8080/calendar/events/v1/events?status=draft`;
+
+export async function main(io: CliIO): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(io.argv);
+  } catch (err) {
+    io.stderr.write(`users: ${(err as Error).message}\n\n${HELP}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const [command, ...args] = positionals;
+  if (values.help || !command) {
+    io.stdout.write(`${HELP}\n`);
+    return command || values.help ? 0 : 2;
+  }
+  const store = openSqliteStore(resolve(values.data));
+  try {
+    return await run(store, command, args, values, io);
+  } finally {
+    store.close();
+  }
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      role: { type: 'string' },
+      email: { type: 'string' },
+      name: { type: 'string', default: 'calsync' },
+      data: { type: 'string', default: DEFAULT_DATA },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+}
+
+async function run(
+  store: Store,
+  command: string,
+  args: string[],
+  values: ReturnType<typeof parse>['values'],
+  io: CliIO,
+): Promise<number> {
+  const fail = (message: string) => {
+    io.stderr.write(`users: ${message}\n`);
+    return 1;
+  };
+  const now = formatUtcNow(new Date());
+  switch (command) {
+    case 'add': {
+      const [login] = args;
+      const role = values.role as Role | undefined;
+      if (!login) return fail('add needs a login: npm run users -- add <login> --role <role>');
+      if (!role || !ROLES.includes(role)) return fail(`--role must be one of ${ROLES.join(', ')}`);
+      if (store.findUser(login)) return fail(`a user "${login}" already exists; use "password ${login}" for a new password`);
+      const user = store.insertUser({ login, email: values.email ?? '', role, display_name: login });
+      const { password } = await createAppPassword(store, user, values.name, now);
+      io.stdout.write(`Created ${role} "${login}" (id ${user.id}).\nApplication password (shown once): ${formatAppPassword(password)}\n`);
+      return 0;
+    }
+    case 'password': {
+      const user = args[0] ? store.findUser(args[0]) : undefined;
+      if (!user) return fail(`no user "${args[0] ?? ''}"`);
+      const { password, record } = await createAppPassword(store, user, values.name, now);
+      io.stdout.write(`Application password ${record.id} for "${user.login}" (shown once): ${formatAppPassword(password)}\n`);
+      return 0;
+    }
+    case 'revoke': {
+      const user = args[0] ? store.findUser(args[0]) : undefined;
+      if (!user) return fail(`no user "${args[0] ?? ''}"`);
+      const id = Number(args[1]);
+      if (!store.appPasswords(user.id).some((p) => p.id === id)) return fail(`"${user.login}" has no application password ${args[1] ?? ''}`);
+      store.deleteAppPassword(id);
+      io.stdout.write(`Revoked application password ${id} of "${user.login}".\n`);
+      return 0;
+    }
+    case 'list': {
+      for (const u of store.listUsers()) {
+        io.stdout.write(`${u.id}\t${u.login}\t${u.role}\t${u.email}\n`);
+        for (const p of store.appPasswords(u.id)) {
+          io.stdout.write(`\tpassword ${p.id}\t${p.name}\tcreated ${p.created_utc}\tlast used ${p.last_used_utc ?? 'never'}\n`);
+        }
+      }
+      return 0;
+    }
+    default:
+      return fail(`unknown command "${command}"\n\n${HELP}`);
+  }
+}
+
+if (import.meta.main) await runMain(main);

@@ -1,0 +1,62 @@
+/** Server settings with their defaults, resolved once at start-up and frozen. */
+import { normalizeTimezone } from '../model/datetime.ts';
+
+export interface ServerOptions {
+  /** Public site URL for permalinks (`{site}`); default `http://127.0.0.1:8080`. */
+  siteUrl?: string;
+  /** Public API root (`{base}`); default the site URL. Its path is the mount prefix. */
+  apiBase?: string;
+  /** Site time zone for publication dates and list bounds; default `UTC` (IANA or `UTC±H`). */
+  siteTimezone?: string;
+  /** Currency shown for costs without a symbol (A.6); default `$`, prefix, `USD`. */
+  currency?: { symbol: string; position: 'prefix' | 'postfix'; code: string };
+  /** Largest request body in bytes; default 1 MiB. */
+  bodyLimit?: number;
+  /** Folder for sideloaded images; default none (image URLs are then rejected). */
+  uploadsDir?: string;
+  /** Largest image accepted by URL, bytes; default 10 MiB (B.6.2). */
+  imageMaxBytes?: number;
+  /** Clock, for tests of the default list window. */
+  now?: () => Date;
+}
+
+export interface Config {
+  siteUrl: string;
+  apiBase: string;
+  /** Path of `apiBase`, without trailing slash ('' at the root). */
+  apiPrefix: string;
+  /** `{host}`: host name + path of the site, no scheme or port (A.0 `global_id`). */
+  host: string;
+  siteTimezone: string;
+  currency: { symbol: string; position: 'prefix' | 'postfix'; code: string };
+  bodyLimit: number;
+  uploadsDir: string | null;
+  imageMaxBytes: number;
+  defaultPerPage: number;
+  maxPerPage: number;
+  now: () => Date;
+}
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+
+export function resolveConfig(o: ServerOptions): Readonly<Config> {
+  const siteUrl = trimSlash(o.siteUrl ?? 'http://127.0.0.1:8080');
+  const apiBase = trimSlash(o.apiBase ?? siteUrl);
+  const site = new URL(siteUrl);
+  const siteTimezone = normalizeTimezone(o.siteTimezone ?? 'UTC');
+  if (!siteTimezone) throw new Error(`Invalid site time zone: ${o.siteTimezone}`);
+  return Object.freeze({
+    siteUrl,
+    apiBase,
+    apiPrefix: trimSlash(new URL(apiBase).pathname),
+    host: trimSlash(site.hostname + site.pathname),
+    siteTimezone,
+    currency: o.currency ?? { symbol: '$', position: 'prefix' as const, code: 'USD' },
+    bodyLimit: o.bodyLimit ?? 1024 * 1024,
+    uploadsDir: o.uploadsDir ?? null,
+    imageMaxBytes: o.imageMaxBytes ?? 10 * 1024 * 1024,
+    defaultPerPage: 10,
+    maxPerPage: 50,
+    now: o.now ?? (() => new Date()),
+  });
+}

@@ -1,0 +1,86 @@
+/**
+ * The server's error catalogue (contract A.8, B.0, B.9): every failure is an `ApiError`
+ * with a stable code, an HTTP status and WordPress's `data` payload. One handler in app.ts
+ * renders them; routes only throw.
+ */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly data: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    data: Record<string, unknown> = {},
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = code;
+    this.data = data;
+    this.headers = headers;
+  }
+
+  toJSON() {
+    return { code: this.code, message: this.message, data: { status: this.status, ...this.data } };
+  }
+}
+
+export type ResourceKind = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
+
+const LABEL: Record<ResourceKind, string> = {
+  event: 'Event',
+  venue: 'Venue',
+  organizer: 'Organizer',
+  category: 'Category',
+  tag: 'Tag',
+};
+
+export const noRoute = () =>
+  new ApiError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
+
+export const forbidden = (anonymous: boolean, params?: string[]) =>
+  new ApiError(anonymous ? 401 : 403, 'rest_forbidden', 'Sorry, you are not allowed to do that.', params ? { params } : {});
+
+export const notFoundById = (kind: ResourceKind, id: number | string) =>
+  new ApiError(404, `${kind}-not-found`, `${LABEL[kind]} with ID ${id} does not exist.`);
+
+export const notFoundBySlug = (kind: ResourceKind, slug: string) =>
+  new ApiError(404, `${kind}-not-found`, `No ${kind} found with slug "${slug}".`);
+
+export const notAccessible = (kind: 'event' | 'venue' | 'organizer') =>
+  new ApiError(403, `${kind}-not-accessible`, `The requested ${kind} is not accessible`);
+
+export const inTrash = (kind: 'event' | 'venue' | 'organizer') =>
+  new ApiError(410, `${kind}-is-in-trash`, `The ${kind} is already trashed`);
+
+export const archivePageNotFound = (kind: 'event' | 'venue' | 'organizer') =>
+  new ApiError(404, `${kind}-archive-page-not-found`, `The requested ${kind} archive page does not exist`);
+
+export const missingParams = (params: string[]) =>
+  new ApiError(400, 'rest_missing_callback_param', `Missing parameter(s): ${params.join(', ')}`, { params });
+
+export interface ParamProblem {
+  param: string;
+  message: string;
+  /** `rest_invalid_type` etc.; absent when there is no detail (A.8). */
+  code?: string;
+}
+
+export function invalidParams(problems: ParamProblem[]): ApiError {
+  const params: Record<string, string> = {};
+  const details: Record<string, unknown> = {};
+  for (const p of problems) {
+    params[p.param] = p.message;
+    if (p.code) details[p.param] = { code: p.code, message: p.message, data: { param: p.param } };
+  }
+  return new ApiError(400, 'rest_invalid_param', `Invalid parameter(s): ${Object.keys(params).join(', ')}`, {
+    params,
+    details: Object.keys(details).length ? details : [],
+  });
+}
+
+export const invalidParam = (param: string, message = 'Invalid parameter.') => invalidParams([{ param, message }]);

@@ -1,0 +1,181 @@
+/**
+ * The event representation (A.1), password redaction in lists (A.10) and the event's
+ * JSON-LD. Related items of a whole page are loaded in three batch queries first
+ * (`loadRelated`), so that rendering 50 events costs no per-event query.
+ */
+import { parseCost } from '../../model/cost.ts';
+import { dateDetails, isoWithOffset, timezoneAbbr } from '../../model/datetime.ts';
+import { escapeTitle, htmlToText, wpautop } from '../../model/html.ts';
+import type { Config } from '../config.ts';
+import type {
+  AttachmentRecord,
+  EventRecord,
+  LinkedRecord,
+  OrganizerRecord,
+  Store,
+  TermRecord,
+  VenueRecord,
+} from '../store/store.ts';
+import { organizerJsonLd, renderOrganizer, renderVenue, venueJsonLd } from './linked.ts';
+import { globalIds, permalink, postDates, renderImage } from './post.ts';
+import { renderEmbeddedTerm } from './term.ts';
+
+export interface Related {
+  linked: Map<number, LinkedRecord>;
+  attachments: Map<number, AttachmentRecord>;
+  terms: Map<number, TermRecord>;
+}
+
+export function loadRelated(store: Store, events: readonly EventRecord[]): Related {
+  const linkedIds = new Set<number>();
+  const termIds = new Set<number>();
+  const imageIds = new Set<number>();
+  for (const e of events) {
+    if (e.venue_id) linkedIds.add(e.venue_id);
+    for (const id of e.organizer_ids) linkedIds.add(id);
+    for (const id of e.category_ids) termIds.add(id);
+    for (const id of e.tag_ids) termIds.add(id);
+    if (e.image_id) imageIds.add(e.image_id);
+  }
+  const linked = store.getLinkedMany([...linkedIds]);
+  for (const p of linked.values()) if (p.image_id) imageIds.add(p.image_id);
+  return {
+    linked,
+    attachments: store.getAttachmentsMany([...imageIds]),
+    terms: store.getTermsMany([...termIds]),
+  };
+}
+
+export interface RenderOptions {
+  /** Single GETs carry `json_ld`, list items do not (A.7). */
+  single: boolean;
+  /** A protected event the caller has not unlocked, in a list (A.10). */
+  redact?: boolean;
+}
+
+const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+
+export function renderEvent(e: EventRecord, rel: Related, cfg: Config, opts: RenderOptions) {
+  const url = permalink(e, cfg);
+  const cost = parseCost(e.cost === null ? null : JSON.parse(e.cost), cfg.currency);
+  const venue = e.venue_id ? (rel.linked.get(e.venue_id) as VenueRecord | undefined) : undefined;
+  const organizers = e.organizer_ids
+    .map((id) => rel.linked.get(id))
+    .filter((o): o is OrganizerRecord => o?.kind === 'organizer');
+  const image = (id: number | null) => (id ? rel.attachments.get(id) : undefined);
+  const terms = (ids: number[]) =>
+    ids
+      .map((id) => rel.terms.get(id))
+      .filter((t): t is TermRecord => t !== undefined)
+      .map((t) => renderEmbeddedTerm(t, cfg))
+      .sort(byName);
+
+  const out: Record<string, unknown> = {
+    id: e.id,
+    ...globalIds(e.id, cfg),
+    author: String(e.author),
+    status: e.status,
+    ...postDates(e, cfg),
+    url,
+    rest_url: `${cfg.apiBase}/calendar/events/v1/events/${e.id}`,
+    title: escapeTitle(e.title),
+    description: wpautop(e.description),
+    excerpt: wpautop(e.excerpt),
+    slug: e.slug,
+    image: renderImage(image(e.image_id)),
+    all_day: e.all_day,
+    start_date: e.start_local,
+    start_date_details: dateDetails(e.start_local),
+    end_date: e.end_local,
+    end_date_details: dateDetails(e.end_local),
+    utc_start_date: e.start_utc,
+    utc_start_date_details: dateDetails(e.start_utc),
+    utc_end_date: e.end_utc,
+    utc_end_date_details: dateDetails(e.end_utc),
+    timezone: e.timezone,
+    timezone_abbr: timezoneAbbr(e.timezone, e.start_utc),
+    cost: cost.cost,
+    cost_details: cost.cost_details,
+    website: e.website ?? url,
+    show_map: e.show_map,
+    show_map_link: e.show_map_link,
+    hide_from_listings: e.hide_from_listings,
+    sticky: e.sticky,
+    featured: e.featured,
+    categories: terms(e.category_ids),
+    tags: terms(e.tag_ids),
+    venue: venue ? renderVenue(venue, image(venue.image_id), cfg, opts.single) : [],
+    organizer: organizers.map((o) => renderOrganizer(o, image(o.image_id), cfg, opts.single)),
+  };
+  if (opts.single) out.json_ld = eventJsonLd(e, out, venue, organizers, cost.cost_details.values, cfg);
+  if (opts.redact) redact(out);
+  return out;
+}
+
+const REDACT_EMPTY = [
+  'description',
+  'excerpt',
+  'cost',
+  'website',
+  'email',
+  'phone',
+  'stateprovince',
+  'zip',
+  'province',
+  'country',
+  'city',
+  'address',
+];
+const REDACT_NULL = ['all_day', 'show_map', 'show_map_link', 'hide_from_listings', 'sticky', 'featured'];
+
+/** A.10: what a list shows of a password-protected event the caller has not unlocked. */
+function redact(out: Record<string, unknown>): void {
+  for (const k of REDACT_EMPTY) if (k in out) out[k] = '';
+  for (const k of REDACT_NULL) out[k] = null;
+  out.image = false;
+  out.cost_details = { currency_symbol: '', currency_position: '', currency_code: '', values: [] };
+  out.categories = [];
+  out.tags = [];
+  out.venue = [];
+  out.organizer = [];
+}
+
+function eventJsonLd(
+  e: EventRecord,
+  wire: Record<string, unknown>,
+  venue: VenueRecord | undefined,
+  organizers: OrganizerRecord[],
+  costValues: string[],
+  cfg: Config,
+): Record<string, unknown> {
+  const ld: Record<string, unknown> = {
+    '@context': 'http://schema.org',
+    '@type': 'Event',
+    name: e.title,
+    description: htmlToText(e.excerpt || e.description),
+    url: wire.url,
+    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
+    eventStatus: 'https://schema.org/EventScheduled',
+    startDate: isoWithOffset(e.start_local, e.timezone),
+    endDate: isoWithOffset(e.end_local, e.timezone),
+  };
+  const image = wire.image as { url?: string } | false;
+  if (image) ld.image = image.url;
+  if (venue) ld.location = venueJsonLd(venue);
+  if (organizers[0]) ld.organizer = organizerJsonLd(organizers[0]);
+  const prices = costValues.filter((v) => /^\d/.test(v)).map(Number);
+  if (prices.length) {
+    const details = wire.cost_details as { currency_code: string };
+    ld.offers = {
+      '@type': 'Offer',
+      price: String(Math.min(...prices)),
+      priceCurrency: details.currency_code || cfg.currency.code,
+      url: wire.url,
+      category: 'primary',
+      availability: 'inStock',
+      validFrom: isoWithOffset((wire.date_utc as string).replace(/ .*/, ' 00:00:00'), 'UTC'),
+    };
+  }
+  ld.performer = 'Organization';
+  return ld;
+}

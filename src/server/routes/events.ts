@@ -1,0 +1,201 @@
+/**
+ * Event routes (contract B.5–B.8): the list, create, and the by-id and by-slug item routes.
+ * Handlers follow B.0's order: capability, resolve, per-item checks, validate, write.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
+import { canCreate, canEdit, canRead } from '../auth/capabilities.ts';
+import {
+  ApiError,
+  archivePageNotFound,
+  forbidden,
+  inTrash,
+  notAccessible,
+  notFoundById,
+  notFoundBySlug,
+} from '../errors.ts';
+import { eventsToCsv } from '../formats/csv.ts';
+import { eventsToIcal } from '../formats/ical.ts';
+import { parseParams } from '../params.ts';
+import { loadRelated, renderEvent } from '../render/event.ts';
+import { contextOf, type WriteContext } from '../services/context.ts';
+import { planEventList } from '../services/event-list.ts';
+import { writeEvent } from '../services/event-write.ts';
+import { TRASH_SUFFIX } from '../services/publication.ts';
+import type { EventRecord } from '../store/store.ts';
+import { defineRoute, requestParams } from './spec.ts';
+import { type Alternatives, paging, pickFormat, send, setTotals } from './respond.ts';
+
+const FORMATS = ['json', 'xml', 'ical', 'csv'] as const;
+const TAG = 'Events';
+const ItemQuery = z.object({ password: z.string().describe('the event password') });
+const DeleteQuery = z.object({
+  force: wpBoolean.describe('delete permanently instead of trashing'),
+  password: z.string(),
+});
+
+const errors = (...statuses: number[]) => statuses.map((status) => ({ status, description: 'Error' }));
+
+export async function eventRoutes(app: FastifyInstance): Promise<void> {
+  const { store } = app;
+
+  defineRoute(
+    app,
+    {
+      path: '/events',
+      methods: ['GET'],
+      summary: 'List events',
+      tag: TAG,
+      args: EventListQuery,
+      formats: FORMATS,
+      responses: [{ status: 200, description: 'A page of events', schema: EventList }, ...errors(400, 401, 403, 404, 406)],
+    },
+    async (req, reply) => {
+      const format = pickFormat(req, FORMATS);
+      const ctx = contextOf(req);
+      const plan = planEventList(ctx, requestParams(req));
+      const { items, total } = store.listEvents(plan.query);
+      const list = paging({
+        collection: `${ctx.cfg.apiBase}/calendar/events/v1/events`,
+        page: plan.page,
+        perPage: plan.perPage,
+        total,
+        echo: plan.echo,
+      });
+      if (plan.page > 1 && plan.page > list.totalPages) throw archivePageNotFound('event');
+      const rel = loadRelated(store, items);
+      const events = items.map((e) =>
+        renderEvent(e, rel, ctx.cfg, { single: false, redact: isLocked(ctx, e, plan.params.password) }),
+      );
+      setTotals(reply, total, list.totalPages);
+      const doc = { events, ...list.links, total, total_pages: list.totalPages };
+      return send(reply, format, doc, alternatives(ctx, events));
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      path: '/events',
+      methods: ['POST'],
+      summary: 'Create an event',
+      tag: TAG,
+      args: EventWrite,
+      required: ['title', 'start_date', 'end_date'],
+      responses: [{ status: 201, description: 'The new event', schema: Event }, ...errors(400, 401, 403)],
+    },
+    async (req, reply) => {
+      const ctx = contextOf(req);
+      if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
+      const created = await writeEvent(ctx, requestParams(req));
+      const wire = renderOne(ctx, created, false);
+      reply.code(201).header('location', wire.rest_url as string);
+      return send(reply, 'json', wire);
+    },
+  );
+
+  for (const bySlug of [false, true]) {
+    const path = bySlug ? '/events/by-slug/{slug}' : '/events/{id}';
+    const what = bySlug ? 'by slug' : 'by id';
+    const resolve = (req: FastifyRequest): EventRecord => {
+      const { id, slug } = req.params as { id?: string; slug?: string };
+      const found = bySlug ? store.findBySlug('event', slug!) : store.getEvent(Number(id));
+      if (found?.kind !== 'event') throw bySlug ? notFoundBySlug('event', slug!) : notFoundById('event', id!);
+      return found;
+    };
+
+    defineRoute(
+      app,
+      {
+        path,
+        methods: ['GET'],
+        summary: `Read an event ${what}`,
+        tag: TAG,
+        args: bySlug ? undefined : ItemQuery,
+        formats: FORMATS,
+        responses: [{ status: 200, description: 'The event, with json_ld', schema: Event }, ...errors(403, 404, 406)],
+      },
+      async (req, reply) => {
+        const format = pickFormat(req, FORMATS);
+        const ctx = contextOf(req);
+        const e = resolve(req);
+        if (!canRead(ctx.caller, e)) throw notAccessible('event');
+        if (isLocked(ctx, e, (req.query as { password?: string }).password)) {
+          throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+        }
+        const wire = renderOne(ctx, e, true);
+        return send(reply, format, wire, alternatives(ctx, [wire]));
+      },
+    );
+
+    defineRoute(
+      app,
+      {
+        path,
+        methods: ['POST', 'PUT', 'PATCH'],
+        summary: `Update an event ${what} (partial: absent fields keep their values)`,
+        tag: TAG,
+        args: bySlug ? EventWrite : EventWrite.extend({ password: z.string() }),
+        responses: [{ status: 200, description: 'The updated event', schema: Event }, ...errors(400, 401, 403, 404, 410)],
+      },
+      async (req, reply) => {
+        const ctx = contextOf(req);
+        if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
+        const e = resolve(req);
+        if (!canEdit(ctx.caller, e)) throw forbidden(false);
+        const params = requestParams(req);
+        // Only an explicit non-trash status restores a trashed event (E6).
+        if (e.status === 'trash' && (params.status === undefined || params.status === 'trash')) throw inTrash('event');
+        const updated = await writeEvent(ctx, params, e);
+        return send(reply, 'json', renderOne(ctx, updated, false));
+      },
+    );
+
+    defineRoute(
+      app,
+      {
+        path,
+        methods: ['DELETE'],
+        summary: `Trash an event ${what}, or delete it with force=true`,
+        tag: TAG,
+        args: bySlug ? DeleteQuery.omit({ password: true }) : DeleteQuery,
+        responses: [
+          { status: 200, description: 'The trashed event, or its last representation', schema: Event },
+          ...errors(400, 401, 403, 404, 410),
+        ],
+      },
+      async (req, reply) => {
+        const ctx = contextOf(req);
+        if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
+        const e = resolve(req);
+        if (!canEdit(ctx.caller, e)) throw forbidden(false);
+        const { force = false } = parseParams(DeleteQuery, requestParams(req));
+        if (force) {
+          const last = renderOne(ctx, e, false);
+          store.deletePost(e.id);
+          return send(reply, 'json', last);
+        }
+        if (e.status === 'trash') throw inTrash('event');
+        const trashed = store.updateEvent({ ...e, status: 'trash', slug: `${e.slug}${TRASH_SUFFIX}`, modified_utc: ctx.now, modified_set: true });
+        return send(reply, 'json', renderOne(ctx, trashed, false));
+      },
+    );
+  }
+
+  function renderOne(ctx: WriteContext, e: EventRecord, single: boolean) {
+    return renderEvent(e, loadRelated(store, [e]), ctx.cfg, { single });
+  }
+}
+
+/** A protected event stays locked unless the caller may edit it or gives its password (A.10, B.7). */
+function isLocked(ctx: WriteContext, e: EventRecord, password: string | undefined): boolean {
+  return e.password !== null && e.password !== '' && !canEdit(ctx.caller, e) && password !== e.password;
+}
+
+function alternatives(ctx: WriteContext, events: Record<string, unknown>[]): Alternatives {
+  return {
+    ical: () => eventsToIcal(events as never, { host: ctx.cfg.host, calendarName: ctx.cfg.host }),
+    csv: () => eventsToCsv(events as never),
+  };
+}

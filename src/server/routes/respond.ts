@@ -1,0 +1,77 @@
+/**
+ * Responses in the negotiated format (contract D6, B.12) and list envelopes (A.7): the
+ * same document goes out as JSON, XML, iCalendar or CSV, with the `X-TEC-*` totals.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+import { contentType, type MediaType, negotiate } from '../formats/negotiate.ts';
+import { toXml } from '../formats/xml.ts';
+
+export interface Alternatives {
+  ical?: () => string;
+  csv?: () => string;
+}
+
+/** The format to answer in, decided before any work is done; 406 when none fits. */
+export function pickFormat(req: FastifyRequest, available: readonly MediaType[] = ['json', 'xml']): MediaType {
+  const q = req.query as Record<string, unknown>;
+  const ical = q.ical === '1' || q.ical === 'true';
+  const type = negotiate(req.headers.accept, ical, available);
+  if (!type) {
+    throw new ApiError(406, 'rest_not_acceptable', 'None of the requested media types is available.', {
+      available: available.map(contentType),
+    });
+  }
+  return type;
+}
+
+export function send(reply: FastifyReply, type: MediaType, doc: unknown, alt: Alternatives = {}) {
+  reply.type(contentType(type));
+  switch (type) {
+    case 'xml':
+      return toXml(doc);
+    case 'ical':
+      return alt.ical!();
+    case 'csv':
+      return alt.csv!();
+    default:
+      return JSON.stringify(doc);
+  }
+}
+
+export interface ListPage {
+  /** Collection URL without trailing slash. */
+  collection: string;
+  page: number;
+  perPage: number;
+  total: number;
+  /** The query echoed after `page`, in order (events: `per_page` and the effective filters). */
+  echo: [string, string | number | boolean][];
+  /** Term lists echo only what was given, so `page` may be absent from `rest_url` (A.7). */
+  pageInRestUrl?: boolean;
+}
+
+const enc = (v: string | number | boolean) => encodeURIComponent(String(v));
+
+function pageUrl(p: ListPage, page: number | null): string {
+  const parts: string[] = [];
+  if (page !== null) parts.push(`page=${page}`);
+  for (const [k, v] of p.echo) parts.push(`${k}=${enc(v)}`);
+  return `${p.collection}/?${parts.join('&')}`;
+}
+
+/** `rest_url`, the neighbour links (omitted when there is no such page) and totals (A.7). */
+export function paging(p: ListPage) {
+  const totalPages = Math.ceil(p.total / p.perPage);
+  const links: { rest_url: string; next_rest_url?: string; previous_rest_url?: string } = {
+    rest_url: pageUrl(p, p.pageInRestUrl === false ? null : p.page),
+  };
+  if (p.page < totalPages) links.next_rest_url = pageUrl(p, p.page + 1);
+  // Page 2's previous link has no `page` [live].
+  if (p.page > 1) links.previous_rest_url = pageUrl(p, p.page - 1 === 1 ? null : p.page - 1);
+  return { links, total: p.total, totalPages };
+}
+
+export function setTotals(reply: FastifyReply, total: number, totalPages: number) {
+  reply.header('x-tec-total', String(total)).header('x-tec-totalpages', String(totalPages));
+}

@@ -1,0 +1,88 @@
+/**
+ * Routes as data. Every route is declared once with its parameters' zod schemas and its
+ * responses; `defineRoute` registers it with Fastify and records it, and the namespace
+ * index (B.3), the `Allow` header (A.9) and the OpenAPI document (B.4) are derived from
+ * the records.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import { noRoute } from '../errors.ts';
+import type { MediaType } from '../formats/negotiate.ts';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface ResponseSpec {
+  status: number;
+  description: string;
+  /** Body schema of a success response; errors all share the Error schema. */
+  schema?: z.ZodType;
+}
+
+export interface RouteSpec {
+  /** OpenAPI path below the namespace, e.g. `/events/{id}`; `''` is the namespace root. */
+  path: string;
+  methods: Method[];
+  summary: string;
+  tag: string;
+  /** Query parameters (GET, DELETE) or body fields (writes), from src/model. */
+  args?: z.ZodObject;
+  required?: readonly string[];
+  responses: ResponseSpec[];
+  /** Media types offered by content negotiation (D6); JSON only when absent. */
+  formats?: readonly MediaType[];
+  /** Needs no authentication to be useful (documentation). */
+  public?: boolean;
+}
+
+export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/** `/events/{id}` → `/events/:id(^\d+)`: ids are digits, so `/events/abc` is no route (B.0). */
+const toFastifyPath = (path: string) => path.replace('{id}', ':id(^\\d+)').replace('{slug}', ':slug');
+
+/** `/events/{id}` → `/calendar/events/v1/events/(?P<id>\d+)` (B.3). */
+export const toPattern = (path: string) =>
+  `/calendar/events/v1${path.replace('{id}', '(?P<id>\\d+)').replace('{slug}', '(?P<slug>[^/]+)')}`;
+
+const OVERRIDABLE = new Set<string>(['GET', 'PUT', 'PATCH', 'DELETE']);
+
+export function defineRoute(app: FastifyInstance, spec: RouteSpec, handler: Handler): void {
+  app.routeSpecs.push(spec);
+  const url = toFastifyPath(spec.path) || '/';
+  const handlers = overrideTargets(app, spec.path);
+  for (const m of spec.methods) handlers.set(m, handler);
+  app.route({
+    method: spec.methods,
+    url,
+    config: { allow: () => allowFor(app, spec.path) },
+    handler: async (req, reply) => {
+      // X-HTTP-Method-Override on POST (B.0), for clients that can only send GET and POST.
+      const override = String(req.headers['x-http-method-override'] ?? '').toUpperCase();
+      if (req.method === 'POST' && OVERRIDABLE.has(override)) {
+        const target = handlers.get(override as Method);
+        if (!target) throw noRoute();
+        return target(req, reply);
+      }
+      return handler(req, reply);
+    },
+  });
+}
+
+const overrideMaps = new WeakMap<RouteSpec[], Map<string, Map<Method, Handler>>>();
+function overrideTargets(app: FastifyInstance, path: string): Map<Method, Handler> {
+  let byPath = overrideMaps.get(app.routeSpecs);
+  if (!byPath) overrideMaps.set(app.routeSpecs, (byPath = new Map()));
+  let handlers = byPath.get(path);
+  if (!handlers) byPath.set(path, (handlers = new Map()));
+  return handlers;
+}
+
+function allowFor(app: FastifyInstance, path: string): string {
+  const methods = app.routeSpecs.filter((s) => s.path === path).flatMap((s) => s.methods);
+  return [...new Set(methods)].join(', ');
+}
+
+/** Query, body and path parameters merged: body overrides query, path always wins (B.0). */
+export function requestParams(req: FastifyRequest): Record<string, unknown> {
+  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
+  return { ...(req.query as object), ...body, ...(req.params as object) };
+}

@@ -1,0 +1,19 @@
+/** What every write needs: the store, the settings, the caller and one clock reading. */
+import type { FastifyRequest } from 'fastify';
+import { formatUtcNow } from '../../model/datetime.ts';
+import type { Caller } from '../auth/capabilities.ts';
+import type { Config } from '../config.ts';
+import type { Store } from '../store/store.ts';
+
+export interface WriteContext {
+  store: Store;
+  cfg: Config;
+  caller: Caller;
+  /** `YYYY-MM-DD HH:MM:SS` UTC, read once per request. */
+  now: string;
+}
+
+export function contextOf(req: FastifyRequest): WriteContext {
+  const { store, config } = req.server;
+  return { store, cfg: config, caller: req.caller, now: formatUtcNow(config.now()) };
+}

@@ -1,0 +1,157 @@
+/**
+ * Event creates and updates (contract B.6.2, B.6.3). Updates are partial (D1): a field that
+ * is absent keeps its value; `null` clears the nullable ones. Everything that can fail is
+ * checked before the first write, and all writes of one request share a transaction, so
+ * bad input writes nothing.
+ */
+import { localToUtc, normalizeTimezone, parseDateInput } from '../../model/datetime.ts';
+import { sanitizeHtml, stripTags } from '../../model/html.ts';
+import {
+  EVENT_NULLABLE,
+  EventWrite,
+  type EventWriteInput,
+  type OrganizerWriteInput,
+  type Ref,
+  type VenueWriteInput,
+} from '../../model/index.ts';
+import { canSetOtherAuthor } from '../auth/capabilities.ts';
+import { forbidden, invalidParam } from '../errors.ts';
+import { parseParams } from '../params.ts';
+import type { EventRecord, LinkedKind } from '../store/store.ts';
+import type { WriteContext } from './context.ts';
+import { resolveImage } from './image.ts';
+import { findOrCreateLinked } from './linked-write.ts';
+import { resolvePublication } from './publication.ts';
+import { resolveTermRefs } from './term-write.ts';
+
+const REQUIRED_ON_CREATE = ['title', 'start_date', 'end_date'] as const;
+
+export async function writeEvent(
+  ctx: WriteContext,
+  raw: Record<string, unknown>,
+  existing?: EventRecord,
+): Promise<EventRecord> {
+  const input = parseParams(EventWrite, raw, {
+    required: existing ? [] : REQUIRED_ON_CREATE,
+    nullable: EVENT_NULLABLE,
+  });
+  const author = resolveAuthor(ctx, input.author, existing);
+  const timezone = resolveZone(ctx, input.timezone, existing);
+  const times = resolveTimes(input, timezone, existing);
+  // The only step that may wait on the network runs before the transaction.
+  const imageId = input.image === undefined ? (existing?.image_id ?? null) : await resolveImage(ctx, input.image);
+  const { store } = ctx;
+
+  return store.transaction(() => {
+    const venueId =
+      input.venue === undefined
+        ? (existing?.venue_id ?? null)
+        : input.venue === null
+          ? null
+          : resolveLinked(ctx, 'venue', input.venue);
+    const organizerIds =
+      input.organizer === undefined
+        ? (existing?.organizer_ids ?? [])
+        : [...new Set(input.organizer.map((r) => resolveLinked(ctx, 'organizer', r)))];
+    const categoryIds =
+      input.categories === undefined
+        ? (existing?.category_ids ?? [])
+        : resolveTermRefs(ctx, 'categories', input.categories);
+    const tagIds =
+      input.tags === undefined ? (existing?.tag_ids ?? []) : resolveTermRefs(ctx, 'tags', input.tags);
+
+    const title = input.title === undefined ? existing!.title : stripTags(input.title);
+    const pub = resolvePublication(ctx, 'event', input, existing, title);
+    const text = (v: string | null | undefined, old: string | undefined) =>
+      v === undefined ? (old ?? '') : sanitizeHtml(v ?? '');
+    const flag = (v: boolean | undefined, old: boolean | undefined) => v ?? old ?? false;
+
+    const record: Omit<EventRecord, 'id'> = {
+      kind: 'event',
+      author,
+      status: pub.status,
+      slug: pub.slug,
+      date_utc: pub.date_utc,
+      modified_utc: ctx.now,
+      modified_set: existing !== undefined,
+      image_id: imageId,
+      title,
+      description: text(input.description, existing?.description),
+      excerpt: text(input.excerpt, existing?.excerpt),
+      timezone,
+      ...times,
+      cost: resolveCost(input.cost, existing),
+      website: input.website === undefined ? (existing?.website ?? null) : input.website,
+      show_map: flag(input.show_map, existing?.show_map),
+      show_map_link: flag(input.show_map_link, existing?.show_map_link),
+      hide_from_listings: flag(input.hide_from_listings, existing?.hide_from_listings),
+      sticky: flag(input.sticky, existing?.sticky),
+      featured: flag(input.featured, existing?.featured),
+      venue_id: venueId,
+      organizer_ids: organizerIds,
+      category_ids: categoryIds,
+      tag_ids: tagIds,
+      password: existing?.password ?? null,
+    };
+    return existing ? store.updateEvent({ ...record, id: existing.id }) : store.insertEvent(record);
+  });
+}
+
+function resolveAuthor(ctx: WriteContext, author: number | undefined, existing?: EventRecord): number {
+  if (author === undefined) return existing?.author ?? ctx.caller!.id;
+  if (!ctx.store.getUser(author)) throw invalidParam('author', 'author is not an existing user id.');
+  if (author !== ctx.caller!.id && author !== existing?.author && !canSetOtherAuthor(ctx.caller)) {
+    throw forbidden(false, ['author']);
+  }
+  return author;
+}
+
+function resolveZone(ctx: WriteContext, tz: string | null | undefined, existing?: EventRecord): string {
+  if (tz === undefined) return existing?.timezone ?? ctx.cfg.siteTimezone;
+  if (tz === null || tz === '') return ctx.cfg.siteTimezone;
+  return normalizeTimezone(tz)!;
+}
+
+type Times = Pick<EventRecord, 'all_day' | 'start_local' | 'end_local' | 'start_utc' | 'end_utc'>;
+
+/**
+ * Wall times in the event zone and their UTC instants (B.6.1). A new zone without new dates
+ * keeps the wall times [src]; all-day events span 00:00:00–23:59:59 of their days; an end
+ * before the start becomes the start (E10).
+ */
+function resolveTimes(input: EventWriteInput, zone: string, existing?: EventRecord): Times {
+  const local = (given: string | undefined, old: string | undefined) =>
+    given === undefined ? old! : parseDateInput(given, zone)!.local;
+  const allDay = input.all_day ?? existing?.all_day ?? false;
+  let start = local(input.start_date, existing?.start_local);
+  let end = local(input.end_date, existing?.end_local);
+  if (allDay) {
+    start = `${start.slice(0, 10)} 00:00:00`;
+    end = `${end.slice(0, 10)} 23:59:59`;
+  }
+  let startUtc = localToUtc(start, zone);
+  let endUtc = localToUtc(end, zone);
+  if (endUtc < startUtc) {
+    end = allDay ? `${start.slice(0, 10)} 23:59:59` : start;
+    endUtc = localToUtc(end, zone);
+    startUtc = localToUtc(start, zone);
+  }
+  return { all_day: allDay, start_local: start, end_local: end, start_utc: startUtc, end_utc: endUtc };
+}
+
+function resolveCost(cost: unknown, existing?: EventRecord): string | null {
+  if (cost === undefined) return existing?.cost ?? null;
+  if (cost === null || cost === '' || (Array.isArray(cost) && cost.length === 0)) return null;
+  return JSON.stringify(cost);
+}
+
+/** An id must name a live item of that kind; data is created-or-found (B.6.2, B.10.2). */
+function resolveLinked(ctx: WriteContext, kind: LinkedKind, ref: Ref<VenueWriteInput | OrganizerWriteInput>): number {
+  const param = kind === 'venue' ? 'venue' : 'organizer';
+  if ('id' in ref) {
+    const item = ctx.store.getLinked(kind, ref.id);
+    if (!item || item.status === 'trash') throw invalidParam(param, `${param}: ${ref.id} is not a valid ${kind} id.`);
+    return item.id;
+  }
+  return findOrCreateLinked(ctx, kind, ref.data).id;
+}

@@ -1,0 +1,86 @@
+/**
+ * `image` on writes (contract B.6.2): an attachment id, or an http(s) URL that reuses the
+ * attachment with that URL (or sideloaded from it) or is fetched and stored as a new one.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { imageSize } from 'image-size';
+import { request } from 'undici';
+import { canUploadImage } from '../auth/capabilities.ts';
+import { forbidden, invalidParam } from '../errors.ts';
+import type { WriteContext } from './context.ts';
+
+const MIME_EXT: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+};
+const FETCH_TIMEOUT_MS = 10_000;
+
+/** The attachment id for an `image` value; `null`/`""` means none. */
+export async function resolveImage(ctx: WriteContext, value: string | number | null): Promise<number | null> {
+  if (value === null || value === '' || value === 0 || value === '0') return null;
+  if (typeof value === 'number' || /^\d+$/.test(value)) {
+    const a = ctx.store.getAttachment(Number(value));
+    if (!a) throw invalidParam('image', 'image is not a valid image attachment id.');
+    return a.id;
+  }
+  if (!/^https?:\/\//i.test(value)) throw invalidParam('image', 'image must be an attachment id or an http(s) URL.');
+  const known = ctx.store.findAttachmentByUrl(value);
+  if (known) return known.id;
+  if (!canUploadImage(ctx.caller)) throw forbidden(ctx.caller === null, ['image']);
+  return (await sideload(ctx, value)).id;
+}
+
+async function sideload(ctx: WriteContext, url: string) {
+  const dir = ctx.cfg.uploadsDir;
+  if (!dir) throw invalidParam('image', 'image: uploads by URL are not enabled on this server.');
+  let body: Buffer;
+  let mime: string;
+  try {
+    const res = await request(url, {
+      maxRedirections: 3,
+      headersTimeout: FETCH_TIMEOUT_MS,
+      bodyTimeout: FETCH_TIMEOUT_MS,
+    } as Parameters<typeof request>[1]);
+    mime = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (res.statusCode !== 200 || !MIME_EXT[mime]) {
+      await res.body.dump();
+      throw new Error(`HTTP ${res.statusCode} ${mime || 'without a content type'}`);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += chunk.length;
+      if (size > ctx.cfg.imageMaxBytes) throw new Error(`larger than ${ctx.cfg.imageMaxBytes} bytes`);
+      chunks.push(chunk);
+    }
+    body = Buffer.concat(chunks);
+  } catch (err) {
+    throw invalidParam('image', `image: could not fetch ${url}: ${(err as Error).message}`);
+  }
+  let dims: { width?: number; height?: number };
+  try {
+    dims = imageSize(body);
+  } catch {
+    throw invalidParam('image', `image: ${url} is not a readable image.`);
+  }
+  const ext = MIME_EXT[mime];
+  const month = ctx.now.slice(0, 7).replace('-', '/');
+  const name = `${randomUUID()}.${ext}`;
+  await mkdir(join(dir, month), { recursive: true });
+  await writeFile(join(dir, month, name), body);
+  return ctx.store.insertAttachment({
+    kind: 'attachment',
+    author: ctx.caller!.id,
+    url: `${ctx.cfg.siteUrl}/uploads/${month}/${name}`,
+    source_url: url,
+    mime,
+    width: dims.width ?? 0,
+    height: dims.height ?? 0,
+    filesize: body.length,
+    date_utc: ctx.now,
+  });
+}

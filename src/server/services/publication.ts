@@ -1,0 +1,64 @@
+/**
+ * Status, publication date and slug of a written post (contract B.1, B.6.2, A.0) — the
+ * rules events, venues and organizers share.
+ */
+import { parseDateInput } from '../../model/datetime.ts';
+import type { Status } from '../../model/index.ts';
+import { slugify, uniqueSlug } from '../../model/slug.ts';
+import { canPublish, effectiveStatus } from '../auth/capabilities.ts';
+import type { LinkedKind } from '../store/store.ts';
+import type { WriteContext } from './context.ts';
+
+export interface PublicationInput {
+  status?: Status;
+  date?: string;
+  date_utc?: string;
+  slug?: string;
+}
+
+export interface Publication {
+  status: Status;
+  date_utc: string | null;
+  slug: string;
+}
+
+interface Existing {
+  id: number;
+  status: Status;
+  date_utc: string | null;
+  slug: string;
+}
+
+const PRETTY: ReadonlySet<Status> = new Set(['publish', 'future', 'private']);
+export const TRASH_SUFFIX = '__trashed';
+
+export function resolvePublication(
+  ctx: WriteContext,
+  kind: 'event' | LinkedKind,
+  input: PublicationInput,
+  existing: Existing | undefined,
+  title: string,
+): Publication {
+  const requested: Status =
+    input.status ??
+    (existing && existing.status !== 'trash' ? existing.status : canPublish(ctx.caller) ? 'publish' : 'draft');
+  let status = effectiveStatus(ctx.caller, requested);
+
+  let dateUtc = existing?.date_utc ?? null;
+  if (input.date_utc !== undefined) dateUtc = parseDateInput(input.date_utc, 'UTC')!.utc;
+  else if (input.date !== undefined) dateUtc = parseDateInput(input.date, ctx.cfg.siteTimezone)!.utc;
+
+  // Publishing fixes a floating date; `future` needs a future date and `publish` with one
+  // is scheduled [live].
+  if (PRETTY.has(status) && dateUtc === null) dateUtc = ctx.now;
+  if (status === 'future' && dateUtc! <= ctx.now) status = 'publish';
+  else if (status === 'publish' && dateUtc! > ctx.now) status = 'future';
+
+  let slug = existing?.slug.replace(TRASH_SUFFIX, '') ?? '';
+  if (input.slug !== undefined) slug = slugify(input.slug) || slugify(title);
+  else if (slug === '' && PRETTY.has(status)) slug = slugify(title) || kind;
+  if (slug && (input.slug !== undefined || slug !== existing?.slug)) {
+    slug = uniqueSlug(slug, (s) => ctx.store.slugTaken(kind, s, existing?.id));
+  }
+  return { status, date_utc: dateUtc, slug };
+}

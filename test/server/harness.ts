@@ -1,0 +1,67 @@
+/**
+ * A real app on a real (in-memory or file) SQLite store, with one user per WordPress role
+ * and an application password each, for tests over `app.inject` or a loopback port.
+ */
+import type { FastifyInstance, InjectOptions } from 'fastify';
+import { type Role, ROLES } from '../../src/model/index.ts';
+import { type AppOptions, buildApp } from '../../src/server/app.ts';
+import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
+import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import type { Store, UserRecord } from '../../src/server/store/store.ts';
+
+export const SITE = 'https://cal.example.org';
+export const BASE = `${SITE}/api`;
+export const NS = '/api/calendar/events/v1';
+/** The tests' clock: "today" is 2026-11-21 (UTC site). */
+export const NOW = new Date('2026-11-21T12:00:00Z');
+
+export interface Harness {
+  app: FastifyInstance;
+  store: Store;
+  users: Record<Role, UserRecord>;
+  passwords: Record<Role, string>;
+  /** Basic auth headers of a role's user, or none for anonymous. */
+  auth(role?: Role): Record<string, string>;
+  /** `app.inject` below the namespace: `call('GET', '/events', { as: 'admin' })`. */
+  call(
+    method: InjectOptions['method'],
+    path: string,
+    opts?: { as?: Role; body?: unknown; headers?: Record<string, string>; form?: Record<string, string> },
+  ): Promise<{ status: number; json: any; headers: Record<string, unknown>; body: string }>;
+}
+
+export async function makeApp(options: Partial<AppOptions> & { path?: string } = {}): Promise<Harness> {
+  const store = options.store ?? openSqliteStore(options.path ?? ':memory:');
+  const users = {} as Record<Role, UserRecord>;
+  const passwords = {} as Record<Role, string>;
+  for (const role of ROLES) {
+    const user =
+      store.findUser(role) ??
+      store.insertUser({ login: role, email: `${role}@example.org`, role, display_name: role });
+    users[role] = user;
+    passwords[role] = (await createAppPassword(store, user, 'tests', '2026-01-01 00:00:00')).password;
+  }
+  const app = await buildApp({ siteUrl: SITE, apiBase: BASE, now: () => NOW, ...options, store });
+  const auth = (role?: Role): Record<string, string> =>
+    role ? { authorization: `Basic ${Buffer.from(`${role}:${passwords[role]}`).toString('base64')}` } : {};
+  const call: Harness['call'] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...auth(opts.as), ...opts.headers };
+    let payload: string | undefined;
+    if (opts.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      payload = new URLSearchParams(opts.form).toString();
+    } else if (opts.body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      payload = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+    }
+    const res = await app.inject({ method, url: `${NS}${path}`, headers, payload });
+    let json: unknown;
+    try {
+      json = JSON.parse(res.body);
+    } catch {
+      json = undefined;
+    }
+    return { status: res.statusCode, json, headers: res.headers, body: res.body };
+  };
+  return { app, store, users, passwords, auth, call };
+}
