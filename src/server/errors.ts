@@ -42,8 +42,17 @@ const LABEL: Record<ResourceKind, string> = {
 export const noRoute = () =>
   new ApiError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
 
+/** Every 401 names the schemes a client can use (B.2). */
+export const WWW_AUTHENTICATE = 'Basic realm="calsync", Bearer realm="calsync"';
+
 export const forbidden = (anonymous: boolean, params?: string[]) =>
-  new ApiError(anonymous ? 401 : 403, 'rest_forbidden', 'Sorry, you are not allowed to do that.', params ? { params } : {});
+  new ApiError(
+    anonymous ? 401 : 403,
+    'rest_forbidden',
+    'Sorry, you are not allowed to do that.',
+    params ? { params } : {},
+    anonymous ? { 'www-authenticate': WWW_AUTHENTICATE } : {},
+  );
 
 export const notFoundById = (kind: ResourceKind, id: number | string) =>
   new ApiError(404, `${kind}-not-found`, `${LABEL[kind]} with ID ${id} does not exist.`);

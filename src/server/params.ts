@@ -45,10 +45,14 @@ function typeProblem(key: string, field: z.ZodType): ParamProblem {
 
 function describe(key: string, field: z.ZodType, error: z.ZodError): ParamProblem {
   const issue = error.issues[0];
+  const wpType = field.meta()?.['x-wp-type'];
+  // WordPress reports any unusable boolean or number ("yes", "abc") as a type error (T071).
+  const scalar = wpType === 'boolean' || wpType === 'integer' || wpType === 'number';
   const isType =
     issue.path.length === 0 &&
     (issue.code === 'invalid_type' ||
-      (issue.code === 'invalid_union' && issue.errors.every((branch) => branch.every((i) => i.code === 'invalid_type'))));
+      (issue.code === 'invalid_union' &&
+        (scalar || issue.errors.every((branch) => branch.every((i) => i.code === 'invalid_type')))));
   if (isType) return typeProblem(key, field);
   if (issue.code === 'invalid_value' && 'values' in issue) {
     return { param: key, message: `${key} is not one of ${issue.values.join(', ')}.`, code: 'rest_not_in_enum' };

@@ -3,13 +3,11 @@
  * Schemes are a table so that Bearer JWT (the OAuth2 issue) plugs in without touching
  * routes. Bad credentials are a 401 on every route, GET included; no header = anonymous.
  */
-import { ApiError } from '../errors.ts';
+import { ApiError, WWW_AUTHENTICATE } from '../errors.ts';
 import type { AppPasswordVerifier } from './app-passwords.ts';
 import type { Caller } from './capabilities.ts';
 
 export type SchemeHandler = (credentials: string) => Promise<Caller>;
-
-export const WWW_AUTHENTICATE = 'Basic realm="calsync", Bearer realm="calsync"';
 
 export const unauthorized = (code: string, message: string, extra?: string) =>
   new ApiError(401, code, message, {}, { 'www-authenticate': extra ? `${WWW_AUTHENTICATE}, ${extra}` : WWW_AUTHENTICATE });

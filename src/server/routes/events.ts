@@ -27,7 +27,7 @@ import type { EventRecord } from '../store/store.ts';
 import { defineRoute, requestParams } from './spec.ts';
 import { type Alternatives, paging, pickFormat, send, setTotals } from './respond.ts';
 
-const FORMATS = ['json', 'xml', 'ical', 'csv'] as const;
+const FORMATS = ['json', 'ical', 'csv', 'xml'] as const;
 const TAG = 'Events';
 const ItemQuery = z.object({ password: z.string().describe('the event password') });
 const DeleteQuery = z.object({

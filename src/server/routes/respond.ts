@@ -57,7 +57,7 @@ function pageUrl(p: ListPage, page: number | null): string {
   const parts: string[] = [];
   if (page !== null) parts.push(`page=${page}`);
   for (const [k, v] of p.echo) parts.push(`${k}=${enc(v)}`);
-  return `${p.collection}/?${parts.join('&')}`;
+  return parts.length ? `${p.collection}/?${parts.join('&')}` : `${p.collection}/`;
 }
 
 /** `rest_url`, the neighbour links (omitted when there is no such page) and totals (A.7). */

@@ -1,0 +1,20 @@
+/**
+ * Representations behind content negotiation (contract B.12, D6): pure functions from the JSON wire
+ * objects to response bodies.
+ */
+
+export type { CsvOptions } from './csv.ts';
+export {
+  EVENT_CSV_COLUMNS,
+  eventsToCsv,
+  ORGANIZER_CSV_COLUMNS,
+  organizersToCsv,
+  VENUE_CSV_COLUMNS,
+  venuesToCsv,
+} from './csv.ts';
+export type { IcalOptions } from './ical.ts';
+export { eventsToIcal } from './ical.ts';
+export type { MediaType } from './negotiate.ts';
+export { contentType, negotiate } from './negotiate.ts';
+export type { WireCostDetails, WireEvent, WireImage, WireOrganizer, WireTerm, WireVenue } from './wire.ts';
+export { toXml } from './xml.ts';

@@ -1,0 +1,139 @@
+/**
+ * One SQLite connection with a prepared-statement cache and nestable transactions. Every query of the
+ * store goes through `all`/`get`/`run`, so each distinct SQL text is prepared once.
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import { StoreError } from './errors.ts';
+
+export type Param = string | number | null;
+export type Params = readonly Param[] | Readonly<Record<string, Param>>;
+
+/**
+ * Statements built from variable-length id lists have many shapes; past this many cached texts the
+ * cache starts over instead of growing without bound.
+ */
+const MAX_CACHED_STATEMENTS = 500;
+/** Remembered list totals; the cache starts over past this many. */
+const MAX_CACHED_COUNTS = 1000;
+
+export class Connection {
+  readonly db: DatabaseSync;
+  readonly #statements = new Map<string, StatementSync>();
+  #depth = 0;
+  /** Calls of `run`: any write of this connection goes through it. */
+  #runs = 0;
+  readonly #counts = new Map<string, number>();
+  #countsMark = '';
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  statement(sql: string): StatementSync {
+    let stmt = this.#statements.get(sql);
+    if (!stmt) {
+      if (this.#statements.size >= MAX_CACHED_STATEMENTS) this.#statements.clear();
+      stmt = this.db.prepare(sql);
+      this.#statements.set(sql, stmt);
+    }
+    return stmt;
+  }
+
+  all<R>(sql: string, params: Params = []): R[] {
+    const stmt = this.statement(sql);
+    return (Array.isArray(params) ? stmt.all(...params) : stmt.all(params as Record<string, Param>)) as R[];
+  }
+
+  get<R>(sql: string, params: Params = []): R | undefined {
+    const stmt = this.statement(sql);
+    return (Array.isArray(params) ? stmt.get(...params) : stmt.get(params as Record<string, Param>)) as
+      | R
+      | undefined;
+  }
+
+  /** Runs a write; returns the number of changed rows and the last inserted rowid. */
+  run(sql: string, params: Params = []): { changes: number; id: number } {
+    this.#runs++;
+    const stmt = this.statement(sql);
+    const r = Array.isArray(params) ? stmt.run(...params) : stmt.run(params as Record<string, Param>);
+    return { changes: Number(r.changes), id: Number(r.lastInsertRowid) };
+  }
+
+  /**
+   * The `n` of a `SELECT count(*) AS n …`, remembered until the database changes: by this
+   * connection (any `run`, rollbacks included) or by another one (`PRAGMA data_version`). Paging
+   * through a list, or asking the same page again, then counts once.
+   */
+  count(sql: string, params: readonly Param[]): number {
+    const dataVersion = this.get<{ data_version: number }>('PRAGMA data_version')!.data_version;
+    const mark = `${this.#runs}/${dataVersion}`;
+    if (mark !== this.#countsMark || this.#counts.size >= MAX_CACHED_COUNTS) {
+      this.#counts.clear();
+      this.#countsMark = mark;
+    }
+    const key = `${JSON.stringify(params)} ${sql}`;
+    let n = this.#counts.get(key);
+    if (n === undefined) {
+      n = this.get<{ n: number }>(sql, params)!.n;
+      this.#counts.set(key, n);
+    }
+    return n;
+  }
+
+  /**
+   * Runs `fn` in a transaction: BEGIN IMMEDIATE at the outermost level (takes the write lock up
+   * front, so a WAL reader never fails to upgrade mid-way), a SAVEPOINT inside, so a nested call
+   * that throws undoes only its own writes when its caller catches.
+   */
+  transaction<T>(fn: () => T): T {
+    const depth = this.#depth;
+    const savepoint = `s${depth}`;
+    this.run(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`);
+    this.#depth = depth + 1;
+    let result: T;
+    try {
+      result = fn();
+      if (isThenable(result)) {
+        throw new StoreError(
+          'store-async-transaction',
+          'transaction(fn): fn returned a promise; expected a synchronous function (its awaits would run after COMMIT)',
+        );
+      }
+    } catch (error) {
+      this.#depth = depth;
+      if (depth === 0) {
+        if (this.db.isTransaction) this.run('ROLLBACK');
+      } else {
+        this.run(`ROLLBACK TO ${savepoint}`);
+        this.run(`RELEASE ${savepoint}`);
+      }
+      throw error;
+    }
+    this.#depth = depth;
+    if (depth > 0) {
+      this.run(`RELEASE ${savepoint}`);
+      return result;
+    }
+    try {
+      this.run('COMMIT');
+    } catch (error) {
+      if (this.db.isTransaction) this.run('ROLLBACK');
+      throw error;
+    }
+    return result;
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.db.isOpen) this.db.close();
+  }
+}
+
+function isThenable(value: unknown): boolean {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** A `?, ?, ?` list for an `IN (…)` of `n` values. */
+export function placeholders(n: number): string {
+  return n === 1 ? '?' : Array.from({ length: n }, () => '?').join(', ');
+}

@@ -1,0 +1,225 @@
+/**
+ * The list queries (B.5 events, B.10.3 venues and organizers, B.11 terms) as data: each builder turns a
+ * normalised query into one SQL text for the page, one for the COUNT, and their parameters; the store
+ * only runs them. `null` means the query matches nothing (`matchNothing`, or an empty id list: an OR
+ * over no ids is false), so no SQL runs at all.
+ */
+import { type Param, placeholders } from './connection.ts';
+import { EVENT_COLUMNS } from './rows.ts';
+import { likeAll, likePattern, splitWords } from './search.ts';
+import type { EventQuery, LinkedKind, LinkedQuery, TermQuery, Visibility } from './store.ts';
+
+export interface ListSql {
+  /** Ends with `LIMIT ? OFFSET ?`: run with `[...params, limit, offset]`. */
+  page: string;
+  count: string;
+  params: Param[];
+  /** The query reads `events_fts`, which must first index the queued changes. */
+  usesSearchIndex?: boolean;
+}
+
+/** `status IN statuses OR (author = ownerId AND status IN ownStatuses)` on table alias `t`. */
+export function visibilitySql(t: string, v: Visibility, params: Param[]): string {
+  const parts: string[] = [];
+  if (v.statuses.length > 0) {
+    parts.push(`${t}.status IN (${placeholders(v.statuses.length)})`);
+    params.push(...v.statuses);
+  }
+  if (v.ownerId !== null && v.ownStatuses.length > 0) {
+    parts.push(`(${t}.author = ? AND ${t}.status IN (${placeholders(v.ownStatuses.length)}))`);
+    params.push(v.ownerId, ...v.ownStatuses);
+  }
+  if (parts.length === 0) return '0';
+  return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
+}
+
+function inList(column: string, ids: readonly number[], params: Param[]): string {
+  params.push(...ids);
+  return `${column} IN (${placeholders(ids.length)})`;
+}
+
+const EVENT_SELECT = EVENT_COLUMNS.map((c) => `e.${c}`).join(', ');
+
+const START_BOUNDS = [
+  ['startFrom', 'e.start_utc >= ?'],
+  ['startsBefore', 'e.start_utc < ?'],
+  ['startsAfter', 'e.start_utc > ?'],
+] as const;
+const END_BOUNDS = [
+  ['endTo', 'end_utc <= ?'],
+  ['endsBefore', 'end_utc < ?'],
+  ['endsAfter', 'end_utc > ?'],
+] as const;
+
+export function eventListSql(q: EventQuery): ListSql | null {
+  if (q.matchNothing) return null;
+  const lists = [q.include, q.categoryIds, q.tagIds, q.venueIds, q.organizerIds];
+  if (lists.some((ids) => ids !== undefined && ids.length === 0)) return null;
+
+  const params: Param[] = [];
+  const where = [visibilitySql('e', q.visibility, params)];
+  if (q.include) {
+    // B.5 include: exactly these ids, hidden ones too, date bounds ignored.
+    where.push(inList('e.id', q.include, params));
+  } else {
+    where.push('e.hide_from_listings = 0');
+    let started = false;
+    for (const [key, clause] of START_BOUNDS) {
+      const bound = q[key];
+      if (bound !== undefined) {
+        where.push(clause);
+        params.push(bound);
+        started = true;
+      }
+    }
+    // With a start bound the covering `events_listed` index serves the scan in list order; a unary `+`
+    // keeps SQLite from picking the narrower `events_end` index and sorting instead.
+    const end = started ? '+e.' : 'e.';
+    for (const [key, clause] of END_BOUNDS) {
+      const bound = q[key];
+      if (bound !== undefined) {
+        where.push(end + clause);
+        params.push(bound);
+      }
+    }
+  }
+  if (q.featured !== undefined) where.push(`e.featured = ${q.featured ? 1 : 0}`);
+  if (q.venueIds) where.push(inList('e.venue_id', q.venueIds, params));
+  // Link and search filters are sets probed while the list index is scanned in order (`+e.id`: not
+  // a lookup key), so a page stops after `limit` hits instead of fetching and sorting every match.
+  if (q.organizerIds) {
+    const organizers = inList('organizer_id', q.organizerIds, params);
+    where.push(`+e.id IN (SELECT event_id FROM event_organizers WHERE ${organizers})`);
+  }
+  // Categories and tags share one id sequence, so one link table serves both lists.
+  for (const ids of [q.categoryIds, q.tagIds]) {
+    if (ids) where.push(`+e.id IN (SELECT event_id FROM event_terms WHERE ${inList('term_id', ids, params)})`);
+  }
+  let usesSearchIndex = false;
+  if (q.searchWords) {
+    const { match, short } = splitWords(q.searchWords);
+    usesSearchIndex = match !== null;
+    if (match !== null) {
+      where.push('+e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)');
+      params.push(match);
+    }
+    where.push(...likeAll(['e.title', 'e.description', 'e.excerpt'], short, params));
+  }
+
+  const order = q.include ? 'e.date_utc, e.id' : 'e.start_utc, e.date_utc, e.id';
+  const filter = where.join(' AND ');
+  return {
+    page: `SELECT ${EVENT_SELECT} FROM events e WHERE ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    count: `SELECT count(*) AS n FROM events e WHERE ${filter}`,
+    params,
+    usesSearchIndex,
+  };
+}
+
+const LINKED = {
+  venue: {
+    table: 'venues',
+    search: ['venue', 'description', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+    ofEvent: 'l.id = (SELECT venue_id FROM events WHERE id = ?)',
+    /** Events linked to `l`, as `FROM … WHERE …` with the event alias `e`. */
+    events: 'FROM events e WHERE e.venue_id = l.id',
+  },
+  organizer: {
+    table: 'organizers',
+    search: ['organizer', 'description', 'phone', 'email', 'website'],
+    ofEvent: 'l.id IN (SELECT organizer_id FROM event_organizers WHERE event_id = ?)',
+    events: 'FROM event_organizers eo JOIN events e ON e.id = eo.event_id WHERE eo.organizer_id = l.id',
+  },
+} as const;
+
+/** `columns` is the select list of the linked table, alias `l`. */
+export function linkedListSql(kind: LinkedKind, q: LinkedQuery, columns: string): ListSql | null {
+  const spec = LINKED[kind];
+  const params: Param[] = [];
+  const where = [visibilitySql('l', q.visibility, params)];
+  if (q.eventId !== undefined) {
+    where.push(spec.ofEvent);
+    params.push(q.eventId);
+  }
+  if (q.hasEvents !== undefined) {
+    // false is the complement of true: linked to no *published* event.
+    where.push(`${q.hasEvents ? '' : 'NOT '}EXISTS (SELECT 1 ${spec.events} AND e.status = 'publish')`);
+  }
+  if (q.upcomingAfter !== undefined) {
+    const visible = visibilitySql('e', q.upcomingVisibility ?? q.visibility, params);
+    where.push(`EXISTS (SELECT 1 ${spec.events} AND ${visible} AND e.end_utc > ?)`);
+    params.push(q.upcomingAfter);
+  }
+  if (q.searchWords) {
+    where.push(
+      ...likeAll(
+        spec.search.map((c) => `l.${c}`),
+        q.searchWords,
+        params,
+      ),
+    );
+  }
+  const filter = where.join(' AND ');
+  return {
+    page: `SELECT ${columns} FROM ${spec.table} l WHERE ${filter} ORDER BY l.date_utc DESC, l.id DESC LIMIT ? OFFSET ?`,
+    count: `SELECT count(*) AS n FROM ${spec.table} l WHERE ${filter}`,
+    params,
+  };
+}
+
+/** A term's `count`: its published events, counted on the `event_terms_term` index alone. */
+export const TERM_COUNT =
+  '(SELECT count(*) FROM event_terms et WHERE et.term_id = t.id AND et.published = 1)';
+export const TERM_SELECT = `t.id, t.kind, t.name, t.slug, t.description, t.parent, ${TERM_COUNT} AS count`;
+
+export function termListSql(q: TermQuery): ListSql | null {
+  if (q.include?.length === 0) return null;
+  const params: Param[] = [q.kind];
+  const where = ['t.kind = ?'];
+  if (q.search !== undefined) {
+    // name_key is lower-cased in JS, so non-ASCII letters match too; LIKE alone folds ASCII only.
+    where.push(`(t.name LIKE ? ESCAPE '\\' OR t.name_key LIKE ? ESCAPE '\\' OR t.slug LIKE ? ESCAPE '\\')`);
+    params.push(likePattern(q.search), likePattern(q.search.toLowerCase()), likePattern(q.search));
+  }
+  if (q.include) where.push(inList('t.id', q.include, params));
+  if (q.exclude && q.exclude.length > 0) where.push(`NOT ${inList('t.id', q.exclude, params)}`);
+  if (q.parent !== undefined) {
+    where.push('t.parent = ?');
+    params.push(q.parent);
+  }
+  if (q.eventId !== undefined) {
+    where.push('t.id IN (SELECT term_id FROM event_terms WHERE event_id = ?)');
+    params.push(q.eventId);
+  }
+  if (q.slug !== undefined) {
+    where.push('t.slug = ?');
+    params.push(q.slug);
+  }
+
+  const dir = q.order === 'desc' ? 'DESC' : 'ASC';
+  let order: string;
+  if (q.orderby === 'include' && q.include) {
+    // WordPress's FIELD(t.term_id, …): the position in the include list. Ids are validated integers.
+    const cases = q.include.map((id, i) => `WHEN ${safeInt(id)} THEN ${i}`).join(' ');
+    order = `CASE id ${cases} END ${dir}`;
+  } else if (q.orderby === 'id') {
+    order = `id ${dir}`;
+  } else if (q.orderby === 'slug' || q.orderby === 'count') {
+    order = `${q.orderby} ${dir}, id ${dir}`;
+  } else {
+    // `name`, and `include` without a list (WordPress falls back to name). Case-insensitive as MySQL.
+    order = `name_key ${dir}, id ${dir}`;
+  }
+  const inner = `SELECT ${TERM_SELECT}, t.name_key FROM terms t WHERE ${where.join(' AND ')}`;
+  const outer = q.hideEmpty ? 'WHERE count > 0' : '';
+  return {
+    page: `SELECT id, kind, name, slug, description, parent, count FROM (${inner}) ${outer} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    count: `SELECT count(*) AS n FROM (${inner}) ${outer}`,
+    params,
+  };
+}
+
+function safeInt(id: number): number {
+  if (!Number.isSafeInteger(id)) throw new TypeError(`term id: expected an integer, got ${id}`);
+  return id;
+}

@@ -1,0 +1,374 @@
+/**
+ * Stored rows ↔ records. Rows are what SQLite holds (booleans as 0/1, names with their `name_key`);
+ * records are the plain objects of store.ts, built key by key so no row-only column leaks out.
+ */
+import type { Role, Status, TermKind } from '../../model/index.ts';
+import type { Param } from './connection.ts';
+import type {
+  AppPasswordRecord,
+  AttachmentRecord,
+  EventRecord,
+  OrganizerRecord,
+  TermRecord,
+  UserRecord,
+  VenueRecord,
+} from './store.ts';
+
+type Row = Record<string, Param>;
+
+/** The key create-or-find (B.10.2) and term names compare: trimmed, lower-cased. */
+export function nameKey(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+const bit = (b: boolean): number => (b ? 1 : 0);
+
+interface PostRow {
+  id: number;
+  author: number;
+  status: string;
+  slug: string;
+  date_utc: string | null;
+  modified_utc: string;
+  modified_set: number;
+  image_id: number | null;
+}
+
+export const POST_COLUMNS = [
+  'id',
+  'author',
+  'status',
+  'slug',
+  'date_utc',
+  'modified_utc',
+  'modified_set',
+  'image_id',
+] as const;
+
+// Events
+
+export const EVENT_COLUMNS = [
+  ...POST_COLUMNS,
+  'title',
+  'description',
+  'excerpt',
+  'timezone',
+  'all_day',
+  'start_local',
+  'end_local',
+  'start_utc',
+  'end_utc',
+  'cost',
+  'website',
+  'show_map',
+  'show_map_link',
+  'hide_from_listings',
+  'sticky',
+  'featured',
+  'venue_id',
+  'password',
+] as const;
+
+export interface EventRow extends PostRow {
+  title: string;
+  description: string;
+  excerpt: string;
+  timezone: string;
+  all_day: number;
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+  cost: string | null;
+  website: string | null;
+  show_map: number;
+  show_map_link: number;
+  hide_from_listings: number;
+  sticky: number;
+  featured: number;
+  venue_id: number | null;
+  password: string | null;
+}
+
+export interface EventLinks {
+  organizer_ids: number[];
+  category_ids: number[];
+  tag_ids: number[];
+}
+
+export function eventRow(id: number, r: Omit<EventRecord, 'id'>): Row {
+  return {
+    id,
+    author: r.author,
+    status: r.status,
+    slug: r.slug,
+    date_utc: r.date_utc,
+    modified_utc: r.modified_utc,
+    modified_set: bit(r.modified_set),
+    image_id: r.image_id,
+    title: r.title,
+    description: r.description,
+    excerpt: r.excerpt,
+    timezone: r.timezone,
+    all_day: bit(r.all_day),
+    start_local: r.start_local,
+    end_local: r.end_local,
+    start_utc: r.start_utc,
+    end_utc: r.end_utc,
+    cost: r.cost,
+    website: r.website,
+    show_map: bit(r.show_map),
+    show_map_link: bit(r.show_map_link),
+    hide_from_listings: bit(r.hide_from_listings),
+    sticky: bit(r.sticky),
+    featured: bit(r.featured),
+    venue_id: r.venue_id,
+    password: r.password,
+  };
+}
+
+export function eventRecord(r: EventRow, links: EventLinks): EventRecord {
+  return {
+    id: r.id,
+    author: r.author,
+    status: r.status as Status,
+    slug: r.slug,
+    date_utc: r.date_utc,
+    modified_utc: r.modified_utc,
+    modified_set: r.modified_set === 1,
+    image_id: r.image_id,
+    kind: 'event',
+    title: r.title,
+    description: r.description,
+    excerpt: r.excerpt,
+    timezone: r.timezone,
+    all_day: r.all_day === 1,
+    start_local: r.start_local,
+    end_local: r.end_local,
+    start_utc: r.start_utc,
+    end_utc: r.end_utc,
+    cost: r.cost,
+    website: r.website,
+    show_map: r.show_map === 1,
+    show_map_link: r.show_map_link === 1,
+    hide_from_listings: r.hide_from_listings === 1,
+    sticky: r.sticky === 1,
+    featured: r.featured === 1,
+    venue_id: r.venue_id,
+    organizer_ids: links.organizer_ids,
+    category_ids: links.category_ids,
+    tag_ids: links.tag_ids,
+    password: r.password,
+  };
+}
+
+// Venues and organizers
+
+export const VENUE_COLUMNS = [
+  ...POST_COLUMNS,
+  'venue',
+  'name_key',
+  'description',
+  'address',
+  'city',
+  'country',
+  'province',
+  'state',
+  'zip',
+  'phone',
+  'stateprovince',
+  'website',
+  'show_map',
+  'show_map_link',
+] as const;
+
+export const ORGANIZER_COLUMNS = [
+  ...POST_COLUMNS,
+  'organizer',
+  'name_key',
+  'description',
+  'phone',
+  'website',
+  'email',
+] as const;
+
+export interface VenueRow extends PostRow {
+  venue: string;
+  description: string;
+  address: string;
+  city: string;
+  country: string;
+  province: string;
+  state: string;
+  zip: string;
+  phone: string;
+  stateprovince: string;
+  website: string;
+  show_map: number;
+  show_map_link: number;
+}
+
+export interface OrganizerRow extends PostRow {
+  organizer: string;
+  description: string;
+  phone: string;
+  website: string;
+  email: string;
+}
+
+function postRow(id: number, r: Omit<VenueRecord | OrganizerRecord, 'id'>): Row {
+  return {
+    id,
+    author: r.author,
+    status: r.status,
+    slug: r.slug,
+    date_utc: r.date_utc,
+    modified_utc: r.modified_utc,
+    modified_set: bit(r.modified_set),
+    image_id: r.image_id,
+  };
+}
+
+export function venueRow(id: number, r: Omit<VenueRecord, 'id'>): Row {
+  return {
+    ...postRow(id, r),
+    venue: r.venue,
+    name_key: nameKey(r.venue),
+    description: r.description,
+    address: r.address,
+    city: r.city,
+    country: r.country,
+    province: r.province,
+    state: r.state,
+    zip: r.zip,
+    phone: r.phone,
+    stateprovince: r.stateprovince,
+    website: r.website,
+    show_map: bit(r.show_map),
+    show_map_link: bit(r.show_map_link),
+  };
+}
+
+export function organizerRow(id: number, r: Omit<OrganizerRecord, 'id'>): Row {
+  return {
+    ...postRow(id, r),
+    organizer: r.organizer,
+    name_key: nameKey(r.organizer),
+    description: r.description,
+    phone: r.phone,
+    website: r.website,
+    email: r.email,
+  };
+}
+
+export function venueRecord(r: VenueRow): VenueRecord {
+  return {
+    id: r.id,
+    author: r.author,
+    status: r.status as Status,
+    slug: r.slug,
+    date_utc: r.date_utc,
+    modified_utc: r.modified_utc,
+    modified_set: r.modified_set === 1,
+    image_id: r.image_id,
+    kind: 'venue',
+    venue: r.venue,
+    description: r.description,
+    address: r.address,
+    city: r.city,
+    country: r.country,
+    province: r.province,
+    state: r.state,
+    zip: r.zip,
+    phone: r.phone,
+    stateprovince: r.stateprovince,
+    website: r.website,
+    show_map: r.show_map === 1,
+    show_map_link: r.show_map_link === 1,
+  };
+}
+
+export function organizerRecord(r: OrganizerRow): OrganizerRecord {
+  return {
+    id: r.id,
+    author: r.author,
+    status: r.status as Status,
+    slug: r.slug,
+    date_utc: r.date_utc,
+    modified_utc: r.modified_utc,
+    modified_set: r.modified_set === 1,
+    image_id: r.image_id,
+    kind: 'organizer',
+    organizer: r.organizer,
+    description: r.description,
+    phone: r.phone,
+    website: r.website,
+    email: r.email,
+  };
+}
+
+// Attachments, terms, users
+
+export interface AttachmentRow {
+  id: number;
+  author: number;
+  url: string;
+  source_url: string | null;
+  mime: string;
+  width: number;
+  height: number;
+  filesize: number;
+  date_utc: string;
+}
+
+export function attachmentRecord(r: AttachmentRow): AttachmentRecord {
+  return {
+    kind: 'attachment',
+    id: r.id,
+    author: r.author,
+    url: r.url,
+    source_url: r.source_url,
+    mime: r.mime,
+    width: r.width,
+    height: r.height,
+    filesize: r.filesize,
+    date_utc: r.date_utc,
+  };
+}
+
+export interface TermRow {
+  id: number;
+  kind: string;
+  name: string;
+  slug: string;
+  description: string;
+  parent: number;
+  count: number;
+}
+
+export function termRecord(r: TermRow): TermRecord {
+  return {
+    id: r.id,
+    kind: r.kind as TermKind,
+    name: r.name,
+    slug: r.slug,
+    description: r.description,
+    parent: r.parent,
+    count: r.count,
+  };
+}
+
+export function userRecord(r: UserRecord): UserRecord {
+  return { id: r.id, login: r.login, email: r.email, role: r.role as Role, display_name: r.display_name };
+}
+
+export function appPasswordRecord(r: AppPasswordRecord): AppPasswordRecord {
+  return {
+    id: r.id,
+    user_id: r.user_id,
+    name: r.name,
+    hash: r.hash,
+    created_utc: r.created_utc,
+    last_used_utc: r.last_used_utc,
+  };
+}

@@ -1,0 +1,184 @@
+/**
+ * Events in SQLite: the `events` row plus ordered links to organizers (`event_organizers`) and terms
+ * (`event_terms`). Lists run one indexed page query (+ one COUNT when the page does not tell the total)
+ * and load the links of the whole page in two batch queries.
+ */
+import type { Connection } from './connection.ts';
+import { StoreError } from './errors.ts';
+import { runList } from './list-page.ts';
+import { eventListSql } from './list-sql.ts';
+import { EVENT_COLUMNS, type EventLinks, type EventRow, eventRecord, eventRow } from './rows.ts';
+import type { EventQuery, EventRecord, Page } from './store.ts';
+
+const COLUMNS = EVENT_COLUMNS.join(', ');
+const SELECT = `SELECT ${COLUMNS} FROM events`;
+const INSERT = `INSERT INTO events (${COLUMNS}) VALUES (${EVENT_COLUMNS.map((c) => `:${c}`).join(', ')})`;
+const UPDATE = `UPDATE events SET ${EVENT_COLUMNS.filter((c) => c !== 'id')
+  .map((c) => `${c} = :${c}`)
+  .join(', ')} WHERE id = :id`;
+
+const ORGANIZERS_OF = 'SELECT organizer_id FROM event_organizers WHERE event_id = ? ORDER BY position';
+const TERMS_OF =
+  'SELECT et.term_id, t.kind FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ? ORDER BY et.position';
+const ORGANIZERS_OF_MANY =
+  'SELECT event_id, organizer_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position';
+const TERMS_OF_MANY =
+  'SELECT et.event_id, et.term_id, t.kind FROM event_terms et JOIN terms t ON t.id = et.term_id ' +
+  'WHERE et.event_id IN (SELECT value FROM json_each(?)) ORDER BY et.event_id, et.position';
+
+interface TermLinkRow {
+  event_id: number;
+  term_id: number;
+  kind: string;
+}
+
+export class SqliteEvents {
+  readonly #db: Connection;
+
+  constructor(db: Connection) {
+    this.#db = db;
+  }
+
+  get(id: number): EventRecord | undefined {
+    const row = this.#db.get<EventRow>(`${SELECT} WHERE id = ?`, [id]);
+    return row && eventRecord(row, this.#linksOf(id));
+  }
+
+  /** Records for rows, with the links of all of them loaded in two queries. */
+  records(rows: EventRow[]): EventRecord[] {
+    if (rows.length === 0) return [];
+    if (rows.length === 1) return [eventRecord(rows[0], this.#linksOf(rows[0].id))];
+    const links = new Map<number, EventLinks>();
+    for (const row of rows) links.set(row.id, { organizer_ids: [], category_ids: [], tag_ids: [] });
+    const ids = JSON.stringify(rows.map((r) => r.id));
+    for (const r of this.#db.all<{ event_id: number; organizer_id: number }>(ORGANIZERS_OF_MANY, [ids])) {
+      links.get(r.event_id)?.organizer_ids.push(r.organizer_id);
+    }
+    for (const r of this.#db.all<TermLinkRow>(TERMS_OF_MANY, [ids])) {
+      const l = links.get(r.event_id);
+      if (l) (r.kind === 'categories' ? l.category_ids : l.tag_ids).push(r.term_id);
+    }
+    return rows.map((row) => eventRecord(row, links.get(row.id)!));
+  }
+
+  #linksOf(id: number): EventLinks {
+    const organizer_ids = this.#db
+      .all<{ organizer_id: number }>(ORGANIZERS_OF, [id])
+      .map((r) => r.organizer_id);
+    const category_ids: number[] = [];
+    const tag_ids: number[] = [];
+    for (const r of this.#db.all<TermLinkRow>(TERMS_OF, [id])) {
+      (r.kind === 'categories' ? category_ids : tag_ids).push(r.term_id);
+    }
+    return { organizer_ids, category_ids, tag_ids };
+  }
+
+  /** Any status; `""` (a slug-less draft) is nobody's slug (B.8). */
+  findBySlug(slug: string): EventRecord | undefined {
+    if (slug === '') return undefined;
+    const row = this.#db.get<EventRow>(`${SELECT} WHERE slug = ? ORDER BY id LIMIT 1`, [slug]);
+    return row && eventRecord(row, this.#linksOf(row.id));
+  }
+
+  slugTaken(slug: string, exceptId = 0): boolean {
+    if (slug === '') return false;
+    return (
+      this.#db.get('SELECT 1 FROM events WHERE slug = ? AND id <> ? LIMIT 1', [slug, exceptId]) !== undefined
+    );
+  }
+
+  /** Inside a transaction: `id` was just drawn from `posts`. */
+  insert(id: number, rec: Omit<EventRecord, 'id'>): EventRecord {
+    const row = eventRow(id, rec);
+    this.#db.run(INSERT, row);
+    const links = normaliseLinks(rec);
+    this.#writeOrganizers(id, links.organizer_ids);
+    this.#writeTerms(id, rec.status, links);
+    return eventRecord(row as unknown as EventRow, links);
+  }
+
+  /** Inside a transaction. Links are rewritten only when they differ from the stored ones. */
+  update(rec: EventRecord): EventRecord {
+    const row = eventRow(rec.id, rec);
+    // The events_published trigger re-flags the kept term links if the status crossed `publish`.
+    if (this.#db.run(UPDATE, row).changes === 0) {
+      throw new StoreError('store-not-found', `updateEvent: no event with id ${rec.id}`);
+    }
+    const links = normaliseLinks(rec);
+    const stored = this.#linksOf(rec.id);
+    if (!sameIds(stored.organizer_ids, links.organizer_ids)) {
+      this.#db.run('DELETE FROM event_organizers WHERE event_id = ?', [rec.id]);
+      this.#writeOrganizers(rec.id, links.organizer_ids);
+    }
+    if (!sameIds(stored.category_ids, links.category_ids) || !sameIds(stored.tag_ids, links.tag_ids)) {
+      this.#db.run('DELETE FROM event_terms WHERE event_id = ?', [rec.id]);
+      this.#writeTerms(rec.id, rec.status, links);
+    }
+    return eventRecord(row as unknown as EventRow, links);
+  }
+
+  #writeOrganizers(id: number, organizerIds: number[]): void {
+    organizerIds.forEach((organizerId, position) => {
+      this.#db.run('INSERT INTO event_organizers (event_id, position, organizer_id) VALUES (?, ?, ?)', [
+        id,
+        position,
+        organizerId,
+      ]);
+    });
+  }
+
+  #writeTerms(id: number, status: string, links: EventLinks): void {
+    const published = status === 'publish' ? 1 : 0;
+    [...links.category_ids, ...links.tag_ids].forEach((termId, position) => {
+      this.#db.run('INSERT INTO event_terms (event_id, position, term_id, published) VALUES (?, ?, ?, ?)', [
+        id,
+        position,
+        termId,
+        published,
+      ]);
+    });
+  }
+
+  /**
+   * Indexes the events queued by the triggers since the last search, in one transaction: FTS5 writes
+   * a segment per commit, so indexing at each event write would cost more than the write itself.
+   */
+  #catchUpSearchIndex(): void {
+    if (this.#db.get('SELECT 1 FROM events_fts_pending LIMIT 1') === undefined) return;
+    this.#db.transaction(() => {
+      this.#db.run(FTS_FORGET);
+      this.#db.run(FTS_INDEX);
+      this.#db.run('DELETE FROM events_fts_pending');
+    });
+  }
+
+  setPassword(id: number, password: string | null): void {
+    if (this.#db.run('UPDATE events SET password = ? WHERE id = ?', [password, id]).changes === 0) {
+      throw new StoreError('store-not-found', `setEventPassword: no event with id ${id}`);
+    }
+  }
+
+  list(q: EventQuery): Page<EventRecord> {
+    const sql = eventListSql(q);
+    if (sql?.usesSearchIndex) this.#catchUpSearchIndex();
+    return runList(this.#db, sql, q, (rows: EventRow[]) => this.records(rows));
+  }
+}
+
+const FTS_FORGET = 'DELETE FROM events_fts WHERE rowid IN (SELECT id FROM events_fts_pending)';
+const FTS_INDEX =
+  'INSERT INTO events_fts (rowid, title, description, excerpt) ' +
+  'SELECT e.id, e.title, e.description, e.excerpt FROM events_fts_pending p JOIN events e ON e.id = p.id';
+
+/** Duplicates dropped, first occurrence kept (B.6.2: organizer order kept, duplicates dropped). */
+function normaliseLinks(rec: Omit<EventRecord, 'id'>): EventLinks {
+  return {
+    organizer_ids: [...new Set(rec.organizer_ids)],
+    category_ids: [...new Set(rec.category_ids)],
+    tag_ids: [...new Set(rec.tag_ids)],
+  };
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
+}

@@ -1,0 +1,145 @@
+/**
+ * Venues and organizers in SQLite (B.10): one table each, the same operations on both, chosen by
+ * `LinkedKind`.
+ */
+import type { Connection } from './connection.ts';
+import { StoreError } from './errors.ts';
+import { runList } from './list-page.ts';
+import { linkedListSql } from './list-sql.ts';
+import {
+  nameKey,
+  ORGANIZER_COLUMNS,
+  type OrganizerRow,
+  organizerRecord,
+  organizerRow,
+  VENUE_COLUMNS,
+  type VenueRow,
+  venueRecord,
+  venueRow,
+} from './rows.ts';
+import type { LinkedKind, LinkedQuery, LinkedRecord, OrganizerRecord, Page, VenueRecord } from './store.ts';
+
+type LinkedRow = VenueRow | OrganizerRow;
+
+interface Table {
+  table: string;
+  /** Select list with alias `l`, without the stored-only `name_key`. */
+  select: string;
+  insert: string;
+  update: string;
+  row(id: number, rec: Omit<LinkedRecord, 'id'>): Record<string, string | number | null>;
+  record(row: LinkedRow): LinkedRecord;
+}
+
+function table(name: string, columns: readonly string[], row: Table['row'], record: Table['record']): Table {
+  return {
+    table: name,
+    select: columns
+      .filter((c) => c !== 'name_key')
+      .map((c) => `l.${c}`)
+      .join(', '),
+    insert: `INSERT INTO ${name} (${columns.join(', ')}) VALUES (${columns.map((c) => `:${c}`).join(', ')})`,
+    update: `UPDATE ${name} SET ${columns
+      .filter((c) => c !== 'id')
+      .map((c) => `${c} = :${c}`)
+      .join(', ')} WHERE id = :id`,
+    row,
+    record,
+  };
+}
+
+const TABLES: Record<LinkedKind, Table> = {
+  venue: table(
+    'venues',
+    VENUE_COLUMNS,
+    (id, rec) => venueRow(id, rec as Omit<VenueRecord, 'id'>),
+    (row) => venueRecord(row as VenueRow),
+  ),
+  organizer: table(
+    'organizers',
+    ORGANIZER_COLUMNS,
+    (id, rec) => organizerRow(id, rec as Omit<OrganizerRecord, 'id'>),
+    (row) => organizerRecord(row as OrganizerRow),
+  ),
+};
+
+export class SqliteLinked {
+  readonly #db: Connection;
+
+  constructor(db: Connection) {
+    this.#db = db;
+  }
+
+  get(kind: LinkedKind, id: number): LinkedRecord | undefined {
+    const t = TABLES[kind];
+    const row = this.#db.get<LinkedRow>(`SELECT ${t.select} FROM ${t.table} l WHERE l.id = ?`, [id]);
+    return row && t.record(row);
+  }
+
+  /** Venues and organizers by id, in two queries whatever the number of ids. */
+  getMany(ids: number[]): Map<number, LinkedRecord> {
+    const found = new Map<number, LinkedRecord>();
+    if (ids.length === 0) return found;
+    const json = JSON.stringify(ids);
+    for (const t of Object.values(TABLES)) {
+      const sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.id IN (SELECT value FROM json_each(?))`;
+      for (const row of this.#db.all<LinkedRow>(sql, [json])) found.set(row.id, t.record(row));
+    }
+    return found;
+  }
+
+  findBySlug(kind: LinkedKind, slug: string): LinkedRecord | undefined {
+    if (slug === '') return undefined;
+    const t = TABLES[kind];
+    const sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.slug = ? ORDER BY l.id LIMIT 1`;
+    const row = this.#db.get<LinkedRow>(sql, [slug]);
+    return row && t.record(row);
+  }
+
+  slugTaken(kind: LinkedKind, slug: string, exceptId = 0): boolean {
+    if (slug === '') return false;
+    const sql = `SELECT 1 FROM ${TABLES[kind].table} WHERE slug = ? AND id <> ? LIMIT 1`;
+    return this.#db.get(sql, [slug, exceptId]) !== undefined;
+  }
+
+  /** B.10.2: lowest non-trashed id whose trimmed name matches case-insensitively (and description). */
+  findByName(kind: LinkedKind, name: string, description?: string): LinkedRecord | undefined {
+    const t = TABLES[kind];
+    const params = [nameKey(name)];
+    let sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.name_key = ? AND l.status <> 'trash'`;
+    if (description !== undefined) {
+      sql += ' AND l.description = ?';
+      params.push(description);
+    }
+    const row = this.#db.get<LinkedRow>(`${sql} ORDER BY l.id LIMIT 1`, params);
+    return row && t.record(row);
+  }
+
+  /** Inside a transaction: `id` was just drawn from `posts`. */
+  insert<R extends LinkedRecord>(id: number, rec: Omit<R, 'id'>): R {
+    const t = TABLES[rec.kind];
+    const row = t.row(id, rec);
+    this.#db.run(t.insert, row);
+    return t.record(row as unknown as LinkedRow) as R;
+  }
+
+  update<R extends LinkedRecord>(rec: R): R {
+    const t = TABLES[rec.kind];
+    const row = t.row(rec.id, rec);
+    if (this.#db.run(t.update, row).changes === 0) {
+      throw new StoreError('store-not-found', `updateLinked: no ${rec.kind} with id ${rec.id}`);
+    }
+    return t.record(row as unknown as LinkedRow) as R;
+  }
+
+  /** B.10.1: a trashed or deleted venue/organizer leaves every event. */
+  unlinkFromEvents(kind: LinkedKind, id: number): void {
+    if (kind === 'venue') this.#db.run('UPDATE events SET venue_id = NULL WHERE venue_id = ?', [id]);
+    else this.#db.run('DELETE FROM event_organizers WHERE organizer_id = ?', [id]);
+  }
+
+  list(kind: LinkedKind, q: LinkedQuery): Page<LinkedRecord> {
+    const t = TABLES[kind];
+    return runList(this.#db, linkedListSql(kind, q, t.select), q, (rows: LinkedRow[]) => rows.map(t.record));
+  }
+}

@@ -1,0 +1,302 @@
+/**
+ * The embedded store: `openSqliteStore(path)` opens (creating and migrating) a SQLite file, or a
+ * private in-memory database for `':memory:'`, and returns a `Store`.
+ *
+ * One connection, synchronous (`node:sqlite`'s DatabaseSync): a query is microseconds, so the event
+ * loop is never held long, and one writer is what SQLite has anyway. Pragmas: WAL (readers of other
+ * processes, such as a backup, do not block writes), synchronous=NORMAL (durable up to the last
+ * checkpoint after a power cut, never corrupt; the WAL default for servers), foreign keys on, and a busy
+ * timeout for other processes holding the lock. The per-kind work lives in sqlite-events.ts,
+ * sqlite-linked.ts, sqlite-terms.ts and sqlite-users.ts; this file draws post ids and routes.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { TermKind } from '../../model/index.ts';
+import { Connection } from './connection.ts';
+import { migrate } from './migrations.ts';
+import { type AttachmentRow, attachmentRecord } from './rows.ts';
+import { SqliteEvents } from './sqlite-events.ts';
+import { SqliteLinked } from './sqlite-linked.ts';
+import { SqliteTerms } from './sqlite-terms.ts';
+import { SqliteUsers } from './sqlite-users.ts';
+import type {
+  AnyPost,
+  AppPasswordRecord,
+  AttachmentRecord,
+  EventQuery,
+  EventRecord,
+  LinkedKind,
+  LinkedQuery,
+  LinkedRecord,
+  Page,
+  PostKind,
+  Store,
+  TermQuery,
+  TermRecord,
+  UserRecord,
+} from './store.ts';
+
+/** How long a write waits for another process's lock before failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+
+const ATTACHMENT =
+  'SELECT id, author, url, source_url, mime, width, height, filesize, date_utc FROM attachments';
+
+export function openSqliteStore(path: string): Store {
+  return SqliteStore.open(path);
+}
+
+export class SqliteStore implements Store {
+  readonly path: string;
+  readonly #db: Connection;
+  readonly #events: SqliteEvents;
+  readonly #linked: SqliteLinked;
+  readonly #terms: SqliteTerms;
+  readonly #users: SqliteUsers;
+
+  static open(path: string): SqliteStore {
+    const memory = path === ':memory:';
+    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    try {
+      if (!memory) db.exec('PRAGMA journal_mode = WAL');
+      db.exec(
+        `PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
+      );
+      migrate(db, undefined, path);
+      // Lets the planner gather statistics it lacks, cheaply (SQLite's advice for long-lived connections).
+      db.exec('PRAGMA optimize = 0x10002');
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteStore(new Connection(db), path);
+  }
+
+  private constructor(db: Connection, path: string) {
+    this.#db = db;
+    this.path = path;
+    this.#events = new SqliteEvents(db);
+    this.#linked = new SqliteLinked(db);
+    this.#terms = new SqliteTerms(db);
+    this.#users = new SqliteUsers(db);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.#db.transaction(fn);
+  }
+
+  close(): void {
+    if (!this.#db.db.isOpen) return;
+    this.#db.db.exec('PRAGMA optimize');
+    this.#db.close();
+  }
+
+  // Posts
+
+  #newPostId(kind: PostKind): number {
+    return this.#db.run('INSERT INTO posts (kind) VALUES (?)', [kind]).id;
+  }
+
+  #kindOf(id: number): PostKind | undefined {
+    return this.#db.get<{ kind: PostKind }>('SELECT kind FROM posts WHERE id = ?', [id])?.kind;
+  }
+
+  getPost(id: number): AnyPost | undefined {
+    const kind = this.#kindOf(id);
+    if (kind === 'event') return this.#events.get(id);
+    if (kind === 'attachment') return this.getAttachment(id);
+    return kind && this.#linked.get(kind, id);
+  }
+
+  getEvent(id: number): EventRecord | undefined {
+    return this.#events.get(id);
+  }
+
+  getLinked(kind: LinkedKind, id: number): LinkedRecord | undefined {
+    return this.#linked.get(kind, id);
+  }
+
+  getAttachment(id: number): AttachmentRecord | undefined {
+    const row = this.#db.get<AttachmentRow>(`${ATTACHMENT} WHERE id = ?`, [id]);
+    return row && attachmentRecord(row);
+  }
+
+  findBySlug(kind: 'event' | LinkedKind, slug: string): EventRecord | LinkedRecord | undefined {
+    return kind === 'event' ? this.#events.findBySlug(slug) : this.#linked.findBySlug(kind, slug);
+  }
+
+  slugTaken(kind: 'event' | LinkedKind, slug: string, exceptId?: number): boolean {
+    return kind === 'event'
+      ? this.#events.slugTaken(slug, exceptId)
+      : this.#linked.slugTaken(kind, slug, exceptId);
+  }
+
+  insertEvent(rec: Omit<EventRecord, 'id'>): EventRecord {
+    return this.#db.transaction(() => this.#events.insert(this.#newPostId('event'), rec));
+  }
+
+  updateEvent(rec: EventRecord): EventRecord {
+    return this.#db.transaction(() => this.#events.update(rec));
+  }
+
+  insertLinked<R extends LinkedRecord>(rec: Omit<R, 'id'>): R {
+    return this.#db.transaction(() => this.#linked.insert<R>(this.#newPostId(rec.kind), rec));
+  }
+
+  updateLinked<R extends LinkedRecord>(rec: R): R {
+    return this.#linked.update(rec);
+  }
+
+  insertAttachment(rec: Omit<AttachmentRecord, 'id'>): AttachmentRecord {
+    return this.#db.transaction(() => {
+      const id = this.#newPostId('attachment');
+      this.#db.run(
+        'INSERT INTO attachments (id, author, url, source_url, mime, width, height, filesize, date_utc) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          id,
+          rec.author,
+          rec.url,
+          rec.source_url,
+          rec.mime,
+          rec.width,
+          rec.height,
+          rec.filesize,
+          rec.date_utc,
+        ],
+      );
+      return attachmentRecord({ ...rec, id });
+    });
+  }
+
+  /** B.6.2: an image URL reuses the attachment stored at it or sideloaded from it; lowest id. */
+  findAttachmentByUrl(url: string): AttachmentRecord | undefined {
+    const row = this.#db.get<AttachmentRow>(
+      `SELECT * FROM (${ATTACHMENT} WHERE url = ?1 UNION ${ATTACHMENT} WHERE source_url = ?1) ORDER BY id LIMIT 1`,
+      [url],
+    );
+    return row && attachmentRecord(row);
+  }
+
+  /**
+   * The kind's row and its links go by cascade; events lose a deleted venue (SET NULL), organizer
+   * links and image ids are dropped the same way.
+   */
+  deletePost(id: number): void {
+    this.#db.run('DELETE FROM posts WHERE id = ?', [id]);
+  }
+
+  unlinkFromEvents(kind: LinkedKind, id: number): void {
+    this.#linked.unlinkFromEvents(kind, id);
+  }
+
+  findLinkedByName(kind: LinkedKind, name: string, description?: string): LinkedRecord | undefined {
+    return this.#linked.findByName(kind, name, description);
+  }
+
+  setEventPassword(id: number, password: string | null): void {
+    this.#events.setPassword(id, password);
+  }
+
+  // Lists and batch loads
+
+  listEvents(q: EventQuery): Page<EventRecord> {
+    return this.#events.list(q);
+  }
+
+  listLinked(kind: LinkedKind, q: LinkedQuery): Page<LinkedRecord> {
+    return this.#linked.list(kind, q);
+  }
+
+  getLinkedMany(ids: number[]): Map<number, LinkedRecord> {
+    return this.#linked.getMany(ids);
+  }
+
+  getAttachmentsMany(ids: number[]): Map<number, AttachmentRecord> {
+    const found = new Map<number, AttachmentRecord>();
+    if (ids.length === 0) return found;
+    const sql = `${ATTACHMENT} WHERE id IN (SELECT value FROM json_each(?))`;
+    for (const row of this.#db.all<AttachmentRow>(sql, [JSON.stringify(ids)])) {
+      found.set(row.id, attachmentRecord(row));
+    }
+    return found;
+  }
+
+  getTermsMany(ids: number[]): Map<number, TermRecord> {
+    return this.#terms.getMany(ids);
+  }
+
+  // Terms
+
+  getTerm(kind: TermKind, id: number): TermRecord | undefined {
+    return this.#terms.get(kind, id);
+  }
+
+  findTermBySlug(kind: TermKind, slug: string): TermRecord | undefined {
+    return this.#terms.findBySlug(kind, slug);
+  }
+
+  findTermByName(kind: TermKind, name: string, parent?: number): TermRecord | undefined {
+    return this.#terms.findByName(kind, name, parent);
+  }
+
+  termSlugTaken(kind: TermKind, slug: string, exceptId?: number): boolean {
+    return this.#terms.slugTaken(kind, slug, exceptId);
+  }
+
+  insertTerm(rec: Omit<TermRecord, 'id' | 'count'>): TermRecord {
+    return this.#terms.insert(rec);
+  }
+
+  updateTerm(rec: Omit<TermRecord, 'count'>): TermRecord {
+    return this.#terms.update(rec);
+  }
+
+  deleteTerm(kind: TermKind, id: number): void {
+    this.#db.transaction(() => this.#terms.delete(kind, id));
+  }
+
+  categoryDescendants(id: number): number[] {
+    return this.#terms.descendants(id);
+  }
+
+  listTerms(q: TermQuery): Page<TermRecord> {
+    return this.#terms.list(q);
+  }
+
+  // Users
+
+  insertUser(rec: Omit<UserRecord, 'id'>): UserRecord {
+    return this.#users.insert(rec);
+  }
+
+  getUser(id: number): UserRecord | undefined {
+    return this.#users.get(id);
+  }
+
+  findUser(loginOrEmail: string): UserRecord | undefined {
+    return this.#users.find(loginOrEmail);
+  }
+
+  listUsers(): UserRecord[] {
+    return this.#users.list();
+  }
+
+  insertAppPassword(rec: Omit<AppPasswordRecord, 'id' | 'last_used_utc'>): AppPasswordRecord {
+    return this.#users.insertAppPassword(rec);
+  }
+
+  appPasswords(userId: number): AppPasswordRecord[] {
+    return this.#users.appPasswords(userId);
+  }
+
+  deleteAppPassword(id: number): void {
+    this.#users.deleteAppPassword(id);
+  }
+
+  touchAppPassword(id: number, at: string): void {
+    this.#users.touchAppPassword(id, at);
+  }
+}
