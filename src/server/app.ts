@@ -42,12 +42,41 @@ export interface AppOptions extends ServerOptions {
 /** qs turns `status[]=a&venue[venue]=Pier 7` into arrays and objects (B.0). */
 const parseNested = (s: string) => qs.parse(s, { arrayLimit: 1000, depth: 5, parameterLimit: 5000 });
 
+/**
+ * B.0 checks permissions (step 3), the target (4, 5) and only then the body (6): anonymous
+ * `POST /events` with broken JSON is a 401, not a 400. So a bad JSON body is not a parse
+ * error; it is a body that throws `rest_invalid_json` when a handler reads its parameters,
+ * which handlers do after their permission and target checks.
+ */
+function unparsableBody(): object {
+  const fail = () => {
+    throw new ApiError(400, 'rest_invalid_json', 'Invalid JSON body passed.');
+  };
+  return new Proxy({}, { get: fail, has: fail, ownKeys: fail, getOwnPropertyDescriptor: fail });
+}
+
+/** Multipart fields → the nested object a form body with the same fields gives; files stay as they are. */
+function nestFields(body: Record<string, unknown>): Record<string, unknown> {
+  const pairs = new URLSearchParams();
+  const files: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.every((v) => typeof v === 'string')) for (const v of values) pairs.append(key, v);
+    else files[key] = value;
+  }
+  return { ...parseNested(pairs.toString()), ...files };
+}
+
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const config = resolveConfig(options);
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: config.bodyLimit,
-    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, querystringParser: parseNested },
+    routerOptions: {
+      ignoreTrailingSlash: true,
+      ignoreDuplicateSlashes: true,
+      querystringParser: parseNested,
+    },
     return503OnClosing: true,
   });
   app.decorate('store', options.store);
@@ -62,11 +91,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     try {
       done(null, JSON.parse(text));
     } catch {
-      done(new ApiError(400, 'rest_invalid_json', 'Invalid JSON body passed.'), undefined);
+      done(null, unparsableBody());
     }
   });
   await app.register(formbody, { parser: parseNested });
   await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: config.bodyLimit } });
+  // @fastify/multipart attaches fields by their literal names (`venue[venue]`); nest them like
+  // form bodies (B.0). Registered after the plugin, so this runs after its own preValidation.
+  app.addHook('preValidation', async (req) => {
+    if (req.isMultipart() && req.body && typeof req.body === 'object') {
+      req.body = nestFields(req.body as Record<string, unknown>);
+    }
+  });
 
   const verifier = new AppPasswordVerifier(options.store);
   const schemes = { basic: basicScheme(verifier), ...options.schemes };

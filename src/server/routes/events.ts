@@ -24,8 +24,8 @@ import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';
 import { TRASH_SUFFIX } from '../services/publication.ts';
 import type { EventRecord } from '../store/store.ts';
-import { defineRoute, requestParams } from './spec.ts';
 import { type Alternatives, paging, pickFormat, send, setTotals } from './respond.ts';
+import { defineRoute, requestParams } from './spec.ts';
 
 const FORMATS = ['json', 'ical', 'csv', 'xml'] as const;
 const TAG = 'Events';
@@ -49,7 +49,10 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       tag: TAG,
       args: EventListQuery,
       formats: FORMATS,
-      responses: [{ status: 200, description: 'A page of events', schema: EventList }, ...errors(400, 401, 403, 404, 406)],
+      responses: [
+        { status: 200, description: 'A page of events', schema: EventList },
+        ...errors(400, 401, 403, 404, 406),
+      ],
     },
     async (req, reply) => {
       const format = pickFormat(req, FORMATS);
@@ -114,7 +117,10 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         tag: TAG,
         args: bySlug ? undefined : ItemQuery,
         formats: FORMATS,
-        responses: [{ status: 200, description: 'The event, with json_ld', schema: Event }, ...errors(403, 404, 406)],
+        responses: [
+          { status: 200, description: 'The event, with json_ld', schema: Event },
+          ...errors(403, 404, 406),
+        ],
       },
       async (req, reply) => {
         const format = pickFormat(req, FORMATS);
@@ -122,7 +128,11 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         const e = resolve(req);
         if (!canRead(ctx.caller, e)) throw notAccessible('event');
         if (isLocked(ctx, e, (req.query as { password?: string }).password)) {
-          throw new ApiError(403, 'event-password-protected', 'The requested event is not accessible without a password');
+          throw new ApiError(
+            403,
+            'event-password-protected',
+            'The requested event is not accessible without a password',
+          );
         }
         const wire = renderOne(ctx, e, true);
         return send(reply, format, wire, alternatives(ctx, [wire]));
@@ -137,16 +147,20 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         summary: `Update an event ${what} (partial: absent fields keep their values)`,
         tag: TAG,
         args: bySlug ? EventWrite : EventWrite.extend({ password: z.string() }),
-        responses: [{ status: 200, description: 'The updated event', schema: Event }, ...errors(400, 401, 403, 404, 410)],
+        responses: [
+          { status: 200, description: 'The updated event', schema: Event },
+          ...errors(400, 401, 403, 404, 410),
+        ],
       },
       async (req, reply) => {
         const ctx = contextOf(req);
         if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
         const e = resolve(req);
         if (!canEdit(ctx.caller, e)) throw forbidden(false);
-        const params = requestParams(req);
+        const params = writeParams(req, bySlug);
         // Only an explicit non-trash status restores a trashed event (E6).
-        if (e.status === 'trash' && (params.status === undefined || params.status === 'trash')) throw inTrash('event');
+        if (e.status === 'trash' && (params.status === undefined || params.status === 'trash'))
+          throw inTrash('event');
         const updated = await writeEvent(ctx, params, e);
         return send(reply, 'json', renderOne(ctx, updated, false));
       },
@@ -177,7 +191,13 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           return send(reply, 'json', last);
         }
         if (e.status === 'trash') throw inTrash('event');
-        const trashed = store.updateEvent({ ...e, status: 'trash', slug: `${e.slug}${TRASH_SUFFIX}`, modified_utc: ctx.now, modified_set: true });
+        const trashed = store.updateEvent({
+          ...e,
+          status: 'trash',
+          slug: `${e.slug}${TRASH_SUFFIX}`,
+          modified_utc: ctx.now,
+          modified_set: true,
+        });
         return send(reply, 'json', renderOne(ctx, trashed, false));
       },
     );
@@ -187,6 +207,21 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     return renderEvent(e, loadRelated(store, [e]), ctx.cfg, { single });
   }
 }
+
+/**
+ * Write parameters of an item route. On by-slug routes the path `{slug}` only finds the event:
+ * a `slug` in the body (or query) is the new slug (T101), so the path's must not override it.
+ */
+function writeParams(req: FastifyRequest, bySlug: boolean): Record<string, unknown> {
+  const params = requestParams(req);
+  if (!bySlug) return params;
+  const { slug: _path, ...rest } = params;
+  const given = { ...(req.query as Record<string, unknown>), ...(isObject(req.body) ? req.body : {}) };
+  return given.slug === undefined ? rest : { ...rest, slug: given.slug };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A protected event stays locked unless the caller may edit it or gives its password (A.10, B.7). */
 function isLocked(ctx: WriteContext, e: EventRecord, password: string | undefined): boolean {

@@ -19,7 +19,7 @@ import { forbidden, invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
 import type { EventRecord, LinkedKind } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
-import { resolveImage } from './image.ts';
+import { planImage, sideloadImage } from './image.ts';
 import { findOrCreateLinked } from './linked-write.ts';
 import { resolvePublication } from './publication.ts';
 import { resolveTermRefs } from './term-write.ts';
@@ -38,63 +38,84 @@ export async function writeEvent(
   const author = resolveAuthor(ctx, input.author, existing);
   const timezone = resolveZone(ctx, input.timezone, existing);
   const times = resolveTimes(input, timezone, existing);
-  // The only step that may wait on the network runs before the transaction.
-  const imageId = input.image === undefined ? (existing?.image_id ?? null) : await resolveImage(ctx, input.image);
+  const imagePlan = input.image === undefined ? undefined : planImage(ctx, input.image);
   const { store } = ctx;
 
-  return store.transaction(() => {
-    const venueId =
-      input.venue === undefined
-        ? (existing?.venue_id ?? null)
-        : input.venue === null
-          ? null
-          : resolveLinked(ctx, 'venue', input.venue);
-    const organizerIds =
-      input.organizer === undefined
-        ? (existing?.organizer_ids ?? [])
-        : [...new Set(input.organizer.map((r) => resolveLinked(ctx, 'organizer', r)))];
-    const categoryIds =
-      input.categories === undefined
-        ? (existing?.category_ids ?? [])
-        : resolveTermRefs(ctx, 'categories', input.categories);
-    const tagIds =
-      input.tags === undefined ? (existing?.tag_ids ?? []) : resolveTermRefs(ctx, 'tags', input.tags);
+  const write = (imageId: number | null) =>
+    store.transaction(() => {
+      const venueId =
+        input.venue === undefined
+          ? (existing?.venue_id ?? null)
+          : input.venue === null
+            ? null
+            : resolveLinked(ctx, 'venue', input.venue);
+      const organizerIds =
+        input.organizer === undefined
+          ? (existing?.organizer_ids ?? [])
+          : [...new Set(input.organizer.map((r) => resolveLinked(ctx, 'organizer', r)))];
+      const categoryIds =
+        input.categories === undefined
+          ? (existing?.category_ids ?? [])
+          : resolveTermRefs(ctx, 'categories', input.categories);
+      const tagIds =
+        input.tags === undefined ? (existing?.tag_ids ?? []) : resolveTermRefs(ctx, 'tags', input.tags);
 
-    const title = input.title === undefined ? existing!.title : stripTags(input.title);
-    const pub = resolvePublication(ctx, 'event', input, existing, title);
-    const text = (v: string | null | undefined, old: string | undefined) =>
-      v === undefined ? (old ?? '') : sanitizeHtml(v ?? '');
-    const flag = (v: boolean | undefined, old: boolean | undefined) => v ?? old ?? false;
+      const title = input.title === undefined ? existing!.title : stripTags(input.title);
+      const pub = resolvePublication(ctx, 'event', input, existing, title);
+      const text = (v: string | null | undefined, old: string | undefined) =>
+        v === undefined ? (old ?? '') : sanitizeHtml(v ?? '');
+      const flag = (v: boolean | undefined, old: boolean | undefined) => v ?? old ?? false;
 
-    const record: Omit<EventRecord, 'id'> = {
-      kind: 'event',
-      author,
-      status: pub.status,
-      slug: pub.slug,
-      date_utc: pub.date_utc,
-      modified_utc: ctx.now,
-      modified_set: existing !== undefined,
-      image_id: imageId,
-      title,
-      description: text(input.description, existing?.description),
-      excerpt: text(input.excerpt, existing?.excerpt),
-      timezone,
-      ...times,
-      cost: resolveCost(input.cost, existing),
-      website: input.website === undefined ? (existing?.website ?? null) : input.website,
-      show_map: flag(input.show_map, existing?.show_map),
-      show_map_link: flag(input.show_map_link, existing?.show_map_link),
-      hide_from_listings: flag(input.hide_from_listings, existing?.hide_from_listings),
-      sticky: flag(input.sticky, existing?.sticky),
-      featured: flag(input.featured, existing?.featured),
-      venue_id: venueId,
-      organizer_ids: organizerIds,
-      category_ids: categoryIds,
-      tag_ids: tagIds,
-      password: existing?.password ?? null,
-    };
-    return existing ? store.updateEvent({ ...record, id: existing.id }) : store.insertEvent(record);
-  });
+      const record: Omit<EventRecord, 'id'> = {
+        kind: 'event',
+        author,
+        status: pub.status,
+        slug: pub.slug,
+        date_utc: pub.date_utc,
+        modified_utc: ctx.now,
+        modified_set: existing !== undefined,
+        image_id: imageId,
+        title,
+        description: text(input.description, existing?.description),
+        excerpt: text(input.excerpt, existing?.excerpt),
+        timezone,
+        ...times,
+        cost: resolveCost(input.cost, existing),
+        website: input.website === undefined ? (existing?.website ?? null) : input.website,
+        show_map: flag(input.show_map, existing?.show_map),
+        show_map_link: flag(input.show_map_link, existing?.show_map_link),
+        hide_from_listings: flag(input.hide_from_listings, existing?.hide_from_listings),
+        sticky: flag(input.sticky, existing?.sticky),
+        featured: flag(input.featured, existing?.featured),
+        venue_id: venueId,
+        organizer_ids: organizerIds,
+        category_ids: categoryIds,
+        tag_ids: tagIds,
+        password: existing?.password ?? null,
+      };
+      return existing ? store.updateEvent({ ...record, id: existing.id }) : store.insertEvent(record);
+    });
+
+  if (imagePlan === undefined) return write(existing?.image_id ?? null);
+  if (imagePlan === null || typeof imagePlan === 'number') return write(imagePlan);
+  // A URL to fetch: the only step that waits on the network, so it cannot share the write's
+  // transaction. A rolled-back dry run first raises every other 400/403 of the body, so a
+  // rejected write fetches and stores nothing (B.0).
+  dryRun(() => write(null), store);
+  return write(await sideloadImage(ctx, imagePlan.fetch));
+}
+
+const ROLLBACK = Symbol('dry run');
+
+function dryRun(fn: () => unknown, store: WriteContext['store']): void {
+  try {
+    store.transaction(() => {
+      fn();
+      throw ROLLBACK;
+    });
+  } catch (err) {
+    if (err !== ROLLBACK) throw err;
+  }
 }
 
 function resolveAuthor(ctx: WriteContext, author: number | undefined, existing?: EventRecord): number {
@@ -146,11 +167,16 @@ function resolveCost(cost: unknown, existing?: EventRecord): string | null {
 }
 
 /** An id must name a live item of that kind; data is created-or-found (B.6.2, B.10.2). */
-function resolveLinked(ctx: WriteContext, kind: LinkedKind, ref: Ref<VenueWriteInput | OrganizerWriteInput>): number {
+function resolveLinked(
+  ctx: WriteContext,
+  kind: LinkedKind,
+  ref: Ref<VenueWriteInput | OrganizerWriteInput>,
+): number {
   const param = kind === 'venue' ? 'venue' : 'organizer';
   if ('id' in ref) {
     const item = ctx.store.getLinked(kind, ref.id);
-    if (!item || item.status === 'trash') throw invalidParam(param, `${param}: ${ref.id} is not a valid ${kind} id.`);
+    if (!item || item.status === 'trash')
+      throw invalidParam(param, `${param}: ${ref.id} is not a valid ${kind} id.`);
     return item.id;
   }
   return findOrCreateLinked(ctx, kind, ref.data).id;

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { imageSize } from 'image-size';
-import { request } from 'undici';
+import { Agent, interceptors, request } from 'undici';
 import { canUploadImage } from '../auth/capabilities.ts';
 import { forbidden, invalidParam } from '../errors.ts';
 import type { WriteContext } from './context.ts';
@@ -18,20 +18,45 @@ const MIME_EXT: Record<string, string> = {
   'image/webp': 'webp',
 };
 const FETCH_TIMEOUT_MS = 10_000;
+/**
+ * Follows up to 3 redirects. undici 7 dropped the `maxRedirections` request option (it now
+ * throws "maxRedirections is not supported"); redirects are an interceptor on the dispatcher.
+ */
+const fetcher = new Agent({ headersTimeout: FETCH_TIMEOUT_MS, bodyTimeout: FETCH_TIMEOUT_MS }).compose(
+  interceptors.redirect({ maxRedirections: 3 }),
+);
 
-/** The attachment id for an `image` value; `null`/`""` means none. */
-export async function resolveImage(ctx: WriteContext, value: string | number | null): Promise<number | null> {
+/** What an `image` value resolves to before any write: an attachment id, none, or a URL to fetch. */
+export type ImagePlan = number | null | { fetch: string };
+
+/**
+ * `image` checked without side effects: an unknown or non-image id is a 400, a URL of no
+ * stored attachment needs upload rights (403) and is left to `sideloadImage`.
+ */
+export function planImage(ctx: WriteContext, value: string | number | null): ImagePlan {
   if (value === null || value === '' || value === 0 || value === '0') return null;
   if (typeof value === 'number' || /^\d+$/.test(value)) {
     const a = ctx.store.getAttachment(Number(value));
     if (!a) throw invalidParam('image', 'image is not a valid image attachment id.');
     return a.id;
   }
-  if (!/^https?:\/\//i.test(value)) throw invalidParam('image', 'image must be an attachment id or an http(s) URL.');
+  if (!/^https?:\/\//i.test(value))
+    throw invalidParam('image', 'image must be an attachment id or an http(s) URL.');
   const known = ctx.store.findAttachmentByUrl(value);
   if (known) return known.id;
   if (!canUploadImage(ctx.caller)) throw forbidden(ctx.caller === null, ['image']);
-  return (await sideload(ctx, value)).id;
+  return { fetch: value };
+}
+
+/** The attachment id for an `image` value; `null`/`""` means none. */
+export async function resolveImage(ctx: WriteContext, value: string | number | null): Promise<number | null> {
+  const plan = planImage(ctx, value);
+  return plan !== null && typeof plan === 'object' ? sideloadImage(ctx, plan.fetch) : plan;
+}
+
+/** Fetches an image URL into the uploads folder and stores it as a new attachment. */
+export async function sideloadImage(ctx: WriteContext, url: string): Promise<number> {
+  return (await sideload(ctx, url)).id;
 }
 
 async function sideload(ctx: WriteContext, url: string) {
@@ -40,12 +65,11 @@ async function sideload(ctx: WriteContext, url: string) {
   let body: Buffer;
   let mime: string;
   try {
-    const res = await request(url, {
-      maxRedirections: 3,
-      headersTimeout: FETCH_TIMEOUT_MS,
-      bodyTimeout: FETCH_TIMEOUT_MS,
-    } as Parameters<typeof request>[1]);
-    mime = String(res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const res = await request(url, { dispatcher: fetcher });
+    mime = String(res.headers['content-type'] ?? '')
+      .split(';')[0]
+      .trim()
+      .toLowerCase();
     if (res.statusCode !== 200 || !MIME_EXT[mime]) {
       await res.body.dump();
       throw new Error(`HTTP ${res.statusCode} ${mime || 'without a content type'}`);

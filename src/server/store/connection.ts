@@ -19,6 +19,7 @@ const MAX_CACHED_COUNTS = 1000;
 export class Connection {
   readonly db: DatabaseSync;
   readonly #statements = new Map<string, StatementSync>();
+  readonly #tupleStatements = new Map<string, StatementSync>();
   #depth = 0;
   /** Calls of `run`: any write of this connection goes through it. */
   #runs = 0;
@@ -29,14 +30,21 @@ export class Connection {
     this.db = db;
   }
 
-  statement(sql: string): StatementSync {
-    let stmt = this.#statements.get(sql);
+  statement(sql: string, tuples = false): StatementSync {
+    const cache = tuples ? this.#tupleStatements : this.#statements;
+    let stmt = cache.get(sql);
     if (!stmt) {
-      if (this.#statements.size >= MAX_CACHED_STATEMENTS) this.#statements.clear();
+      if (cache.size >= MAX_CACHED_STATEMENTS) cache.clear();
       stmt = this.db.prepare(sql);
-      this.#statements.set(sql, stmt);
+      stmt.setReturnArrays(tuples);
+      cache.set(sql, stmt);
     }
     return stmt;
+  }
+
+  /** Rows as arrays in select-list order: node:sqlite builds them at about half the cost of objects. */
+  tuples<R extends unknown[]>(sql: string, params: readonly Param[] = []): R[] {
+    return this.statement(sql, true).all(...params) as unknown as R[];
   }
 
   all<R>(sql: string, params: Params = []): R[] {
@@ -125,6 +133,7 @@ export class Connection {
 
   close(): void {
     this.#statements.clear();
+    this.#tupleStatements.clear();
     if (this.db.isOpen) this.db.close();
   }
 }

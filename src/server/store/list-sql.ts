@@ -16,6 +16,38 @@ export interface ListSql {
   params: Param[];
   /** The query reads `events_fts`, which must first index the queued changes. */
   usesSearchIndex?: boolean;
+  /** Category, tag or search-word filters: sets the page may meet in several ways (`SetPlan`). */
+  hasSets?: boolean;
+}
+
+/**
+ * How an events page meets its category, tag and search-word sets:
+ * - `probe`: each set is built once and probed while the list index is scanned in order (`+e.id` is
+ *   no lookup key), so the page stops after `limit` hits; the plan for common terms and words.
+ * - `lookup`: SQLite fetches the few matching events by id and sorts them; the plan for rare ones.
+ * - `scan`: as `probe`, but search words are tested with LIKE on each row instead of listing every
+ *   match in the trigram index; the plan for words found in most events.
+ */
+export type SetPlan = 'probe' | 'lookup' | 'scan';
+
+/**
+ * Picks the plan reading the fewest rows from `total` (events matching the whole query) and
+ * `window` (events matching it without its sets); both are counts the store remembers. Probing or
+ * scanning reads the window in list order until `offset + limit` hits; a lookup reads every match
+ * and sorts, about 10 probed rows' work each; a row's LIKE costs about 4 index matches. Scanning
+ * needs all-ASCII words: LIKE folds ASCII case only (the trigram index folds all).
+ */
+export function setPlan(p: {
+  offset: number;
+  limit: number;
+  total: number;
+  window: number;
+  words: readonly string[] | undefined;
+}): SetPlan {
+  const read = ((p.offset + p.limit) * p.window) / Math.max(p.total, 1);
+  if (p.words?.every((w) => /^[\x20-\x7e]*$/.test(w)) && read * 4 <= p.total) return 'scan';
+  if (p.total * 10 < read) return 'lookup';
+  return 'probe';
 }
 
 /** `status IN statuses OR (author = ownerId AND status IN ownStatuses)` on table alias `t`. */
@@ -51,7 +83,8 @@ const END_BOUNDS = [
   ['endsAfter', 'end_utc > ?'],
 ] as const;
 
-export function eventListSql(q: EventQuery): ListSql | null {
+/** The COUNT is the same for every `plan`; the store picks the page's plan with `setPlan`. */
+export function eventListSql(q: EventQuery, plan: SetPlan = 'probe'): ListSql | null {
   if (q.matchNothing) return null;
   const lists = [q.include, q.categoryIds, q.tagIds, q.venueIds, q.organizerIds];
   if (lists.some((ids) => ids !== undefined && ids.length === 0)) return null;
@@ -85,22 +118,25 @@ export function eventListSql(q: EventQuery): ListSql | null {
   }
   if (q.featured !== undefined) where.push(`e.featured = ${q.featured ? 1 : 0}`);
   if (q.venueIds) where.push(inList('e.venue_id', q.venueIds, params));
-  // Link and search filters are sets probed while the list index is scanned in order (`+e.id`: not
-  // a lookup key), so a page stops after `limit` hits instead of fetching and sorting every match.
+  // An organizer or venue has few events: SQLite looks them up and sorts them. Categories, tags and
+  // search words may match many: see SetPlan.
+  const setKey = plan === 'lookup' ? 'e.id' : '+e.id';
   if (q.organizerIds) {
     const organizers = inList('organizer_id', q.organizerIds, params);
-    where.push(`+e.id IN (SELECT event_id FROM event_organizers WHERE ${organizers})`);
+    where.push(`e.id IN (SELECT event_id FROM event_organizers WHERE ${organizers})`);
   }
   // Categories and tags share one id sequence, so one link table serves both lists.
   for (const ids of [q.categoryIds, q.tagIds]) {
-    if (ids) where.push(`+e.id IN (SELECT event_id FROM event_terms WHERE ${inList('term_id', ids, params)})`);
+    if (!ids) continue;
+    where.push(`${setKey} IN (SELECT event_id FROM event_terms WHERE ${inList('term_id', ids, params)})`);
   }
   let usesSearchIndex = false;
   if (q.searchWords) {
-    const { match, short } = splitWords(q.searchWords);
+    const { match, short } =
+      plan === 'scan' ? { match: null, short: q.searchWords } : splitWords(q.searchWords);
     usesSearchIndex = match !== null;
     if (match !== null) {
-      where.push('+e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)');
+      where.push(`${setKey} IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)`);
       params.push(match);
     }
     where.push(...likeAll(['e.title', 'e.description', 'e.excerpt'], short, params));
@@ -113,6 +149,7 @@ export function eventListSql(q: EventQuery): ListSql | null {
     count: `SELECT count(*) AS n FROM events e WHERE ${filter}`,
     params,
     usesSearchIndex,
+    hasSets: Boolean(q.categoryIds || q.tagIds || q.searchWords),
   };
 }
 

@@ -69,26 +69,38 @@ export const EVENT_COLUMNS = [
   'password',
 ] as const;
 
-export interface EventRow extends PostRow {
-  title: string;
-  description: string;
-  excerpt: string;
-  timezone: string;
-  all_day: number;
-  start_local: string;
-  end_local: string;
-  start_utc: string;
-  end_utc: string;
-  cost: string | null;
-  website: string | null;
-  show_map: number;
-  show_map_link: number;
-  hide_from_listings: number;
-  sticky: number;
-  featured: number;
-  venue_id: number | null;
-  password: string | null;
-}
+/**
+ * An event row as an array in `EVENT_COLUMNS` order: list pages read rows as arrays, which node:sqlite
+ * builds at about half the cost of objects.
+ */
+export type EventTuple = [
+  id: number,
+  author: number,
+  status: string,
+  slug: string,
+  date_utc: string | null,
+  modified_utc: string,
+  modified_set: number,
+  image_id: number | null,
+  title: string,
+  description: string,
+  excerpt: string,
+  timezone: string,
+  all_day: number,
+  start_local: string,
+  end_local: string,
+  start_utc: string,
+  end_utc: string,
+  cost: string | null,
+  website: string | null,
+  show_map: number,
+  show_map_link: number,
+  hide_from_listings: number,
+  sticky: number,
+  featured: number,
+  venue_id: number | null,
+  password: string | null,
+];
 
 export interface EventLinks {
   organizer_ids: number[];
@@ -127,38 +139,66 @@ export function eventRow(id: number, r: Omit<EventRecord, 'id'>): Row {
   };
 }
 
-export function eventRecord(r: EventRow, links: EventLinks): EventRecord {
+export function eventRecord(t: EventTuple, links: EventLinks): EventRecord {
+  const [
+    id,
+    author,
+    status,
+    slug,
+    date_utc,
+    modified_utc,
+    modified_set,
+    image_id,
+    title,
+    description,
+    excerpt,
+    timezone,
+    all_day,
+    start_local,
+    end_local,
+    start_utc,
+    end_utc,
+    cost,
+    website,
+    show_map,
+    show_map_link,
+    hide_from_listings,
+    sticky,
+    featured,
+    venue_id,
+    password,
+  ] = t;
   return {
-    id: r.id,
-    author: r.author,
-    status: r.status as Status,
-    slug: r.slug,
-    date_utc: r.date_utc,
-    modified_utc: r.modified_utc,
-    modified_set: r.modified_set === 1,
-    image_id: r.image_id,
+    id,
+    author,
+    status: status as Status,
+    slug,
+    date_utc,
+    modified_utc,
+    modified_set: modified_set === 1,
+    image_id,
     kind: 'event',
-    title: r.title,
-    description: r.description,
-    excerpt: r.excerpt,
-    timezone: r.timezone,
-    all_day: r.all_day === 1,
-    start_local: r.start_local,
-    end_local: r.end_local,
-    start_utc: r.start_utc,
-    end_utc: r.end_utc,
-    cost: r.cost,
-    website: r.website,
-    show_map: r.show_map === 1,
-    show_map_link: r.show_map_link === 1,
-    hide_from_listings: r.hide_from_listings === 1,
-    sticky: r.sticky === 1,
-    featured: r.featured === 1,
-    venue_id: r.venue_id,
+    title,
+    description,
+    excerpt,
+    timezone,
+    all_day: all_day === 1,
+    start_local,
+    end_local,
+    start_utc,
+    end_utc,
+    cost,
+    website,
+    show_map: show_map === 1,
+    show_map_link: show_map_link === 1,
+    hide_from_listings: hide_from_listings === 1,
+    sticky: sticky === 1,
+    featured: featured === 1,
+    venue_id,
     organizer_ids: links.organizer_ids,
     category_ids: links.category_ids,
     tag_ids: links.tag_ids,
-    password: r.password,
+    password,
   };
 }
 

@@ -1,7 +1,8 @@
 /**
  * Search words (B.5, B.10.3): each word is a case-insensitive substring, as WordPress's
  * `LIKE '%word%'`. Words of ≥ 3 characters go to the trigram FTS index; shorter ones have no
- * trigram and fall back to LIKE, which SQLite folds for ASCII letters only.
+ * trigram and fall back to LIKE, which SQLite folds for ASCII letters only, so their other letters
+ * are tried in both cases.
  */
 import type { Param } from './connection.ts';
 
@@ -23,17 +24,40 @@ export function splitWords(words: readonly string[]): { match: string | null; sh
   return { match: phrases.length > 0 ? phrases.join(' AND ') : null, short };
 }
 
+/** Beyond this many spellings a word is matched as given (only absurd words get there). */
+const MAX_CASE_VARIANTS = 8;
+
 /**
- * One `(c1 LIKE ? OR c2 LIKE ? …)` per word, all ANDed: every word must occur in some column.
- * Pushes its parameters onto `params`.
+ * The spellings of `word` that LIKE needs to match it case-insensitively: LIKE folds ASCII only
+ * (without ICU), so each non-ASCII letter is tried in both cases (`öl` → `öl`, `Öl`).
+ */
+function caseVariants(word: string): string[] {
+  let variants = [''];
+  for (const ch of word) {
+    const forms = ch.codePointAt(0)! > 0x7f ? [...new Set([ch, ch.toLowerCase(), ch.toUpperCase()])] : [ch];
+    if (variants.length * forms.length > MAX_CASE_VARIANTS) return [word];
+    variants = variants.flatMap((v) => forms.map((f) => v + f));
+  }
+  return variants;
+}
+
+/**
+ * One `(c1 LIKE ? OR c2 LIKE ? …)` per word, all ANDed: every word must occur in some column, in
+ * any case. Pushes its parameters onto `params`.
  */
 export function likeAll(columns: readonly string[], words: readonly string[], params: Param[]): string[] {
   const clauses: string[] = [];
   for (const word of words) {
     if (word === '') continue;
-    const pattern = likePattern(word);
-    clauses.push(`(${columns.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`);
-    for (let i = 0; i < columns.length; i++) params.push(pattern);
+    const tests: string[] = [];
+    for (const variant of caseVariants(word)) {
+      const pattern = likePattern(variant);
+      for (const c of columns) {
+        tests.push(`${c} LIKE ? ESCAPE '\\'`);
+        params.push(pattern);
+      }
+    }
+    clauses.push(`(${tests.join(' OR ')})`);
   }
   return clauses;
 }

@@ -6,8 +6,8 @@
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { runList } from './list-page.ts';
-import { eventListSql } from './list-sql.ts';
-import { EVENT_COLUMNS, type EventLinks, type EventRow, eventRecord, eventRow } from './rows.ts';
+import { eventListSql, type ListSql, setPlan } from './list-sql.ts';
+import { EVENT_COLUMNS, type EventLinks, type EventTuple, eventRecord, eventRow } from './rows.ts';
 import type { EventQuery, EventRecord, Page } from './store.ts';
 
 const COLUMNS = EVENT_COLUMNS.join(', ');
@@ -17,20 +17,20 @@ const UPDATE = `UPDATE events SET ${EVENT_COLUMNS.filter((c) => c !== 'id')
   .map((c) => `${c} = :${c}`)
   .join(', ')} WHERE id = :id`;
 
-const ORGANIZERS_OF = 'SELECT organizer_id FROM event_organizers WHERE event_id = ? ORDER BY position';
+const ORGANIZERS_OF =
+  'SELECT event_id, organizer_id FROM event_organizers WHERE event_id = ? ORDER BY position';
 const TERMS_OF =
-  'SELECT et.term_id, t.kind FROM event_terms et JOIN terms t ON t.id = et.term_id WHERE et.event_id = ? ORDER BY et.position';
+  'SELECT et.event_id, et.term_id, t.kind FROM event_terms et JOIN terms t ON t.id = et.term_id ' +
+  'WHERE et.event_id = ? ORDER BY et.position';
 const ORGANIZERS_OF_MANY =
-  'SELECT event_id, organizer_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ORDER BY event_id, position';
+  'SELECT event_id, organizer_id FROM event_organizers WHERE event_id IN (SELECT value FROM json_each(?)) ' +
+  'ORDER BY event_id, position';
 const TERMS_OF_MANY =
   'SELECT et.event_id, et.term_id, t.kind FROM event_terms et JOIN terms t ON t.id = et.term_id ' +
   'WHERE et.event_id IN (SELECT value FROM json_each(?)) ORDER BY et.event_id, et.position';
 
-interface TermLinkRow {
-  event_id: number;
-  term_id: number;
-  kind: string;
-}
+type OrganizerLink = [event_id: number, organizer_id: number];
+type TermLink = [event_id: number, term_id: number, kind: string];
 
 export class SqliteEvents {
   readonly #db: Connection;
@@ -40,44 +40,37 @@ export class SqliteEvents {
   }
 
   get(id: number): EventRecord | undefined {
-    const row = this.#db.get<EventRow>(`${SELECT} WHERE id = ?`, [id]);
-    return row && eventRecord(row, this.#linksOf(id));
+    return this.records(this.#db.tuples<EventTuple>(`${SELECT} WHERE id = ?`, [id]))[0];
   }
 
   /** Records for rows, with the links of all of them loaded in two queries. */
-  records(rows: EventRow[]): EventRecord[] {
+  records(rows: EventTuple[]): EventRecord[] {
     if (rows.length === 0) return [];
-    if (rows.length === 1) return [eventRecord(rows[0], this.#linksOf(rows[0].id))];
-    const links = new Map<number, EventLinks>();
-    for (const row of rows) links.set(row.id, { organizer_ids: [], category_ids: [], tag_ids: [] });
-    const ids = JSON.stringify(rows.map((r) => r.id));
-    for (const r of this.#db.all<{ event_id: number; organizer_id: number }>(ORGANIZERS_OF_MANY, [ids])) {
-      links.get(r.event_id)?.organizer_ids.push(r.organizer_id);
-    }
-    for (const r of this.#db.all<TermLinkRow>(TERMS_OF_MANY, [ids])) {
-      const l = links.get(r.event_id);
-      if (l) (r.kind === 'categories' ? l.category_ids : l.tag_ids).push(r.term_id);
-    }
-    return rows.map((row) => eventRecord(row, links.get(row.id)!));
+    const links = this.#links(rows.map((row) => row[0]));
+    return rows.map((row) => eventRecord(row, links.get(row[0])!));
   }
 
-  #linksOf(id: number): EventLinks {
-    const organizer_ids = this.#db
-      .all<{ organizer_id: number }>(ORGANIZERS_OF, [id])
-      .map((r) => r.organizer_id);
-    const category_ids: number[] = [];
-    const tag_ids: number[] = [];
-    for (const r of this.#db.all<TermLinkRow>(TERMS_OF, [id])) {
-      (r.kind === 'categories' ? category_ids : tag_ids).push(r.term_id);
+  #links(ids: number[]): Map<number, EventLinks> {
+    const links = new Map<number, EventLinks>();
+    for (const id of ids) links.set(id, { organizer_ids: [], category_ids: [], tag_ids: [] });
+    const one = ids.length === 1;
+    const param = one ? ids[0] : JSON.stringify(ids);
+    const organizers = this.#db.tuples<OrganizerLink>(one ? ORGANIZERS_OF : ORGANIZERS_OF_MANY, [param]);
+    for (const [eventId, organizerId] of organizers) links.get(eventId)!.organizer_ids.push(organizerId);
+    const terms = this.#db.tuples<TermLink>(one ? TERMS_OF : TERMS_OF_MANY, [param]);
+    for (const [eventId, termId, kind] of terms) {
+      const l = links.get(eventId)!;
+      (kind === 'categories' ? l.category_ids : l.tag_ids).push(termId);
     }
-    return { organizer_ids, category_ids, tag_ids };
+    return links;
   }
 
   /** Any status; `""` (a slug-less draft) is nobody's slug (B.8). */
   findBySlug(slug: string): EventRecord | undefined {
     if (slug === '') return undefined;
-    const row = this.#db.get<EventRow>(`${SELECT} WHERE slug = ? ORDER BY id LIMIT 1`, [slug]);
-    return row && eventRecord(row, this.#linksOf(row.id));
+    return this.records(
+      this.#db.tuples<EventTuple>(`${SELECT} WHERE slug = ? ORDER BY id LIMIT 1`, [slug]),
+    )[0];
   }
 
   slugTaken(slug: string, exceptId = 0): boolean {
@@ -94,7 +87,7 @@ export class SqliteEvents {
     const links = normaliseLinks(rec);
     this.#writeOrganizers(id, links.organizer_ids);
     this.#writeTerms(id, rec.status, links);
-    return eventRecord(row as unknown as EventRow, links);
+    return eventRecord(EVENT_COLUMNS.map((c) => row[c]) as EventTuple, links);
   }
 
   /** Inside a transaction. Links are rewritten only when they differ from the stored ones. */
@@ -105,7 +98,7 @@ export class SqliteEvents {
       throw new StoreError('store-not-found', `updateEvent: no event with id ${rec.id}`);
     }
     const links = normaliseLinks(rec);
-    const stored = this.#linksOf(rec.id);
+    const stored = this.#links([rec.id]).get(rec.id)!;
     if (!sameIds(stored.organizer_ids, links.organizer_ids)) {
       this.#db.run('DELETE FROM event_organizers WHERE event_id = ?', [rec.id]);
       this.#writeOrganizers(rec.id, links.organizer_ids);
@@ -114,7 +107,7 @@ export class SqliteEvents {
       this.#db.run('DELETE FROM event_terms WHERE event_id = ?', [rec.id]);
       this.#writeTerms(rec.id, rec.status, links);
     }
-    return eventRecord(row as unknown as EventRow, links);
+    return eventRecord(EVENT_COLUMNS.map((c) => row[c]) as EventTuple, links);
   }
 
   #writeOrganizers(id: number, organizerIds: number[]): void {
@@ -160,8 +153,30 @@ export class SqliteEvents {
 
   list(q: EventQuery): Page<EventRecord> {
     const sql = eventListSql(q);
-    if (sql?.usesSearchIndex) this.#catchUpSearchIndex();
-    return runList(this.#db, sql, q, (rows: EventRow[]) => this.records(rows));
+    if (sql?.hasSets) return this.#listWithSets(q, sql);
+    return runList(this.#db, sql, q, (rows: EventTuple[]) => this.records(rows), true);
+  }
+
+  /**
+   * A list filtered by categories, tags or search words. Its total and the size of its window (the
+   * same list without those sets) are counted once and remembered (Connection.count); from them
+   * `setPlan` picks how the page meets the sets, so common and rare terms and words are both cheap.
+   */
+  #listWithSets(q: EventQuery, sql: ListSql): Page<EventRecord> {
+    if (sql.usesSearchIndex) this.#catchUpSearchIndex();
+    const total = this.#db.count(sql.count, sql.params);
+    if (total === 0 || q.offset >= total) return { items: [], total };
+    const unfiltered = eventListSql({
+      ...q,
+      categoryIds: undefined,
+      tagIds: undefined,
+      searchWords: undefined,
+    })!;
+    const window = this.#db.count(unfiltered.count, unfiltered.params);
+    const plan = setPlan({ offset: q.offset, limit: q.limit, total, window, words: q.searchWords });
+    const page = plan === 'probe' ? sql : eventListSql(q, plan)!;
+    const rows = this.#db.tuples<EventTuple>(page.page, [...page.params, q.limit, q.offset]);
+    return { items: this.records(rows), total };
   }
 }
 

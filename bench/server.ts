@@ -1,0 +1,245 @@
+/**
+ * `npm run bench:server [-- --connections 10 --create-seconds 8 --list-seconds 5 --events 10000
+ * --cpu-prof <dir>]`: the calendar/events/v1 server under load over a loopback socket, printed as
+ * one JSON document on stdout (progress goes to stderr; `npm run -s` drops npm's own banner from
+ * stdout, for `npm run -s bench:server > figures.json`).
+ *
+ * The server is `src/cli/serve.ts` in a child process on a fresh SQLite file, so the load generator
+ * (autocannon, in this process) does not share its event loop. An editor with an application
+ * password is made in the file before the server starts. Phases: event creates (each with a venue,
+ * an organizer, 2 categories and 3 tags, inline by name), a top-up to `--events` events, then four
+ * list scenarios with per_page=50 on random pages within range (plain, a date window, a search, a
+ * category filter) as anonymous reads. Each phase runs after a warm-up that is not counted.
+ * `--cpu-prof <dir>` writes a V8 CPU profile of the server process there when it exits.
+ *
+ * Goals (the issue): ≥ 1,000 creates/s and ≥ 1,000 list pages/s with p99 under 20 ms on a 2-core
+ * machine; a WordPress site with The Events Calendar manages about 8 creates/s and 4 pages/s there.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import { createAppPassword } from '../src/server/auth/app-passwords.ts';
+import { openSqliteStore } from '../src/server/store/sqlite.ts';
+import { CATEGORY_SLUG, eventBodies, SEARCH_WORD } from './event-bodies.ts';
+import { type Figures, load } from './load.ts';
+
+const GOALS = { creates_per_s: 1000, pages_per_s: 1000, p99_ms: 20 };
+const NS = '/calendar/events/v1';
+const PER_PAGE = 50;
+/** serve's LOG_LEVEL; `info`, its default, logs two lines per request, which is not what is measured here. */
+const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn';
+const ROOT = resolve(import.meta.dirname, '..');
+
+const { values: opts } = parseArgs({
+  options: {
+    connections: { type: 'string', default: '10' },
+    'create-seconds': { type: 'string', default: '8' },
+    'list-seconds': { type: 'string', default: '5' },
+    'warmup-seconds': { type: 'string', default: '2' },
+    events: { type: 'string', default: '10000' },
+    'cpu-prof': { type: 'string' },
+  },
+});
+const connections = Number(opts.connections);
+const targetEvents = Number(opts.events);
+const createSeconds = Number(opts['create-seconds']);
+const listSeconds = Number(opts['list-seconds']);
+const warmupSeconds = Number(opts['warmup-seconds']);
+for (const [name, n] of Object.entries({
+  connections,
+  events: targetEvents,
+  createSeconds,
+  listSeconds,
+  warmupSeconds,
+})) {
+  if (!(n > 0)) throw new Error(`bench:server: ${name} must be a positive number, got ${n}`);
+}
+
+/** Events fall in next year, so the default list window (yesterday to +2 years) holds them all. */
+const YEAR = new Date().getUTCFullYear() + 1;
+const progress = (s: string) => process.stderr.write(`bench:server: ${s}\n`);
+
+interface Server {
+  child: ChildProcess;
+  origin: string;
+}
+
+/** An editor and an application password, written to the file before the server opens it. */
+async function makeUser(dataFile: string): Promise<string> {
+  const store = openSqliteStore(dataFile);
+  try {
+    const user = store.insertUser({
+      login: 'bench',
+      email: 'bench@example.org',
+      role: 'editor',
+      display_name: 'Bench',
+    });
+    const { password } = await createAppPassword(store, user, 'bench', '2026-01-01 00:00:00');
+    return `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+  } finally {
+    store.close();
+  }
+}
+
+/** Starts `serve.ts --port 0` and waits for the address it prints. */
+async function startServer(dataFile: string, cpuProfDir: string | undefined): Promise<Server> {
+  const flags = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : [];
+  const child = spawn(
+    process.execPath,
+    [...flags, join(ROOT, 'src/cli/serve.ts'), '--port', '0', '--host', '127.0.0.1', '--data', dataFile],
+    { cwd: ROOT, env: { ...process.env, LOG_LEVEL }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const lines = createInterface({ input: child.stdout! });
+  const origin = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => fail(new Error('the server printed no address within 20 s')), 20_000);
+    child.once('exit', (code) => fail(new Error(`the server exited with code ${code} before listening`)));
+    lines.on('line', (line) => {
+      const m = /at (http:\/\/\S+?)\/calendar\/events\/v1/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        done(m[1]);
+      } else process.stderr.write(`server: ${line}\n`);
+    });
+  });
+  return { child, origin };
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** One GET, timed: the total and page count of a list, and how long its first request took. */
+async function probe(origin: string, path: string) {
+  const started = performance.now();
+  const res = await fetch(origin + path);
+  await res.arrayBuffer();
+  const ms = performance.now() - started;
+  if (!res.ok) throw new Error(`GET ${path}: ${res.status}`);
+  return {
+    total: Number(res.headers.get('x-tec-total')),
+    pages: Number(res.headers.get('x-tec-totalpages')),
+    ms: Math.round(ms * 100) / 100,
+  };
+}
+
+async function createPhase(origin: string, auth: string) {
+  const next = eventBodies(YEAR);
+  const headers = { authorization: auth, 'content-type': 'application/json' };
+  const create = (p: { seconds?: number; amount?: number; max?: number; connections?: number }) =>
+    load({
+      origin,
+      connections,
+      method: 'POST',
+      headers,
+      next: () => ({ path: `${NS}/events`, body: next() }),
+      ...p,
+    });
+
+  progress(`creates: warm-up ${warmupSeconds} s`);
+  const warm = await create({ seconds: warmupSeconds, max: Math.floor(targetEvents / 4) });
+  progress(`creates: ${createSeconds} s (at most ${targetEvents} events in all)`);
+  const room = targetEvents - warm.requests;
+  const measured = room >= connections ? await create({ seconds: createSeconds, max: room }) : null;
+
+  let total = (await probe(origin, `${NS}/events?per_page=1`)).total;
+  for (let round = 0; total < targetEvents && round < 3; round++) {
+    const missing = targetEvents - total;
+    progress(`seeding: ${missing} more events`);
+    await create({ amount: missing, ...(missing < connections ? { connections: missing } : {}) });
+    total = (await probe(origin, `${NS}/events?per_page=1`)).total;
+  }
+  return { warmup_requests: warm.requests, measured, seeded: total };
+}
+
+async function listPhase(
+  origin: string,
+  query: string,
+): Promise<Figures & { total: number; pages: number; first_request_ms: number }> {
+  const base = `${NS}/events?per_page=${PER_PAGE}${query}`;
+  const first = await probe(origin, base);
+  const pages = Math.max(1, first.pages);
+  const next = () => ({ path: `${base}&page=${1 + Math.floor(Math.random() * pages)}` });
+  await load({ origin, connections, method: 'GET', seconds: Math.min(1, warmupSeconds), next });
+  const figures = await load({ origin, connections, method: 'GET', seconds: listSeconds, next });
+  return { total: first.total, pages, first_request_ms: first.ms, ...figures };
+}
+
+async function main(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'calsync-bench-'));
+  const dataFile = join(dir, 'calendar.db');
+  let server: Server | undefined;
+  const cleanUp = async () => {
+    if (server) await stopServer(server.child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  try {
+    const loadBefore = loadavg()[0];
+    const auth = await makeUser(dataFile);
+    server = await startServer(dataFile, opts['cpu-prof']);
+    progress(`server at ${server.origin} on ${dataFile}, ${connections} connections`);
+
+    const creates = await createPhase(server.origin, auth);
+    progress(`${creates.seeded} events stored`);
+    const scenarios = {
+      plain: '',
+      window: `&start_date=${YEAR}-03-01&end_date=${YEAR}-06-30`,
+      search: `&search=${SEARCH_WORD}`,
+      category: `&categories=${CATEGORY_SLUG}`,
+    };
+    const lists: Record<string, Awaited<ReturnType<typeof listPhase>>> = {};
+    for (const [name, query] of Object.entries(scenarios)) {
+      progress(`lists: ${name}`);
+      lists[name] = await listPhase(server.origin, query);
+    }
+
+    const c = creates.measured;
+    const met: Record<string, boolean> = {
+      creates_per_s: (c?.per_s ?? 0) >= GOALS.creates_per_s,
+      creates_p99_ms: (c?.p99_ms ?? Infinity) < GOALS.p99_ms,
+    };
+    for (const [name, l] of Object.entries(lists)) {
+      met[`${name}_pages_per_s`] = l.per_s >= GOALS.pages_per_s;
+      met[`${name}_p99_ms`] = l.p99_ms < GOALS.p99_ms;
+    }
+    met.all = Object.values(met).every(Boolean);
+    const report = {
+      machine: {
+        cpus: cpus().length,
+        cpu_model: cpus()[0]?.model,
+        node: process.version,
+        loadavg_1m: { before: round2(loadBefore), after: round2(loadavg()[0]) },
+      },
+      server: { entry: 'src/cli/serve.ts', log_level: LOG_LEVEL, store: 'SQLite file (WAL) in the temp dir' },
+      connections,
+      creates: {
+        ...c,
+        warmup_requests: creates.warmup_requests,
+        body: 'venue + organizer inline, 2 categories, 3 tags',
+      },
+      seeded_events: creates.seeded,
+      lists: Object.fromEntries(
+        Object.entries(lists).map(([k, v]) => [k, { query: scenarios[k as keyof typeof scenarios], ...v }]),
+      ),
+      goals: GOALS,
+      met,
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    const failures = [c, ...Object.values(lists)].reduce((n, f) => n + (f ? f.non2xx + f.errors : 1), 0);
+    return failures === 0 ? 0 : 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+process.exitCode = await main();
