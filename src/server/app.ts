@@ -55,14 +55,41 @@ function unparsableBody(): object {
   return new Proxy({}, { get: fail, has: fail, ownKeys: fail, getOwnPropertyDescriptor: fail });
 }
 
-/** Multipart fields → the nested object a form body with the same fields gives; files stay as they are. */
-function nestFields(body: Record<string, unknown>): Record<string, unknown> {
+/** A part as @fastify/multipart attaches it with `attachFieldsToBody: true`. */
+interface MultipartPart {
+  type: 'field' | 'file';
+  value?: unknown;
+  valueTruncated?: boolean;
+  _buf?: Buffer;
+}
+
+const tooLarge = () => new ApiError(413, 'rest_request_too_large', 'Request body is too large.');
+
+/**
+ * Multipart parts → the nested object a form body with the same fields gives (B.0:
+ * `venue[venue]=Pier 7`); files stay buffers under their name. The plugin pipes the raw
+ * request past Fastify's `bodyLimit` and silently truncates a field longer than `fieldSize`,
+ * so the limit is enforced here: a truncated field or a larger total is a 413.
+ */
+function multipartBody(body: Record<string, MultipartPart | MultipartPart[]>, limit: number) {
   const pairs = new URLSearchParams();
-  const files: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
-    const values = Array.isArray(value) ? value : [value];
-    if (values.every((v) => typeof v === 'string')) for (const v of values) pairs.append(key, v);
-    else files[key] = value;
+  const files: Record<string, Buffer | Buffer[]> = {};
+  let size = 0;
+  for (const [key, entry] of Object.entries(body)) {
+    const parts = Array.isArray(entry) ? entry : [entry];
+    for (const part of parts) {
+      if (part.valueTruncated) throw tooLarge();
+      if (part.type === 'file') {
+        const buf = part._buf ?? Buffer.alloc(0);
+        size += buf.length;
+        files[key] = Array.isArray(entry) ? [...((files[key] as Buffer[]) ?? []), buf] : buf;
+      } else {
+        const value = String(part.value ?? '');
+        size += Buffer.byteLength(value);
+        pairs.append(key, value);
+      }
+      if (size > limit) throw tooLarge();
+    }
   }
   return { ...parseNested(pairs.toString()), ...files };
 }
@@ -95,12 +122,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
   await app.register(formbody, { parser: parseNested });
-  await app.register(multipart, { attachFieldsToBody: 'keyValues', limits: { fileSize: config.bodyLimit } });
-  // @fastify/multipart attaches fields by their literal names (`venue[venue]`); nest them like
-  // form bodies (B.0). Registered after the plugin, so this runs after its own preValidation.
+  await app.register(multipart, {
+    attachFieldsToBody: true,
+    limits: { fileSize: config.bodyLimit, fieldSize: config.bodyLimit },
+  });
+  // Registered after the plugin, so this runs after its own preValidation has read the parts.
   app.addHook('preValidation', async (req) => {
     if (req.isMultipart() && req.body && typeof req.body === 'object') {
-      req.body = nestFields(req.body as Record<string, unknown>);
+      req.body = multipartBody(req.body as Record<string, MultipartPart>, config.bodyLimit);
     }
   });
 
@@ -146,7 +175,11 @@ function toApiError(err: unknown): ApiError {
   const e = err as { code?: string; statusCode?: number; message?: string };
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError(413, 'rest_request_too_large', e.message ?? 'Request body is too large.');
+    case 'FST_REQ_FILE_TOO_LARGE':
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FILES_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return tooLarge();
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError(415, 'rest_unsupported_media_type', e.message ?? 'Unsupported media type.');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

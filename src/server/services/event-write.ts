@@ -15,7 +15,7 @@ import {
   type VenueWriteInput,
 } from '../../model/index.ts';
 import { canSetOtherAuthor } from '../auth/capabilities.ts';
-import { forbidden, invalidParam } from '../errors.ts';
+import { ApiError, forbidden, invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
 import type { EventRecord, LinkedKind } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
@@ -35,10 +35,15 @@ export async function writeEvent(
     required: existing ? [] : REQUIRED_ON_CREATE,
     nullable: EVENT_NULLABLE,
   });
-  const author = resolveAuthor(ctx, input.author, existing);
+  const held = new HeldDenial();
+  const author = held.run(
+    () => resolveAuthor(ctx, input.author, existing),
+    existing?.author ?? ctx.caller!.id,
+  );
   const timezone = resolveZone(ctx, input.timezone, existing);
   const times = resolveTimes(input, timezone, existing);
-  const imagePlan = input.image === undefined ? undefined : planImage(ctx, input.image);
+  const imagePlan =
+    input.image === undefined ? undefined : held.run(() => planImage(ctx, input.image!), null);
   const { store } = ctx;
 
   const write = (imageId: number | null) =>
@@ -48,17 +53,21 @@ export async function writeEvent(
           ? (existing?.venue_id ?? null)
           : input.venue === null
             ? null
-            : resolveLinked(ctx, 'venue', input.venue);
+            : held.run(() => resolveLinked(ctx, 'venue', input.venue!), null);
       const organizerIds =
         input.organizer === undefined
           ? (existing?.organizer_ids ?? [])
-          : [...new Set(input.organizer.map((r) => resolveLinked(ctx, 'organizer', r)))];
+          : [...new Set(input.organizer.map((r) => held.run(() => resolveLinked(ctx, 'organizer', r), 0)))];
       const categoryIds =
         input.categories === undefined
           ? (existing?.category_ids ?? [])
-          : resolveTermRefs(ctx, 'categories', input.categories);
+          : held.run(() => resolveTermRefs(ctx, 'categories', input.categories!), []);
       const tagIds =
-        input.tags === undefined ? (existing?.tag_ids ?? []) : resolveTermRefs(ctx, 'tags', input.tags);
+        input.tags === undefined
+          ? (existing?.tag_ids ?? [])
+          : held.run(() => resolveTermRefs(ctx, 'tags', input.tags!), []);
+      // Every 400 of the body has been raised by now; the first held 403 rolls everything back.
+      held.throwIfAny();
 
       const title = input.title === undefined ? existing!.title : stripTags(input.title);
       const pub = resolvePublication(ctx, 'event', input, existing, title);
@@ -106,6 +115,29 @@ export async function writeEvent(
 }
 
 const ROLLBACK = Symbol('dry run');
+
+/**
+ * B.0 raises every invalid value (step 6, 400) before value-dependent permissions (step 7,
+ * E9: another `author`, an image URL, new terms → 403), whatever the field order. A 403 is
+ * therefore held, with a neutral stand-in value, until every other check has run.
+ */
+class HeldDenial {
+  #first: ApiError | undefined;
+
+  run<T>(check: () => T, standIn: T): T {
+    try {
+      return check();
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'rest_forbidden') throw err;
+      this.#first ??= err;
+      return standIn;
+    }
+  }
+
+  throwIfAny(): void {
+    if (this.#first) throw this.#first;
+  }
+}
 
 function dryRun(fn: () => unknown, store: WriteContext['store']): void {
   try {

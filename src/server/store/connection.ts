@@ -1,6 +1,7 @@
 /**
- * One SQLite connection with a prepared-statement cache and nestable transactions. Every query of the
- * store goes through `all`/`get`/`run`, so each distinct SQL text is prepared once.
+ * One SQLite connection with a prepared-statement cache, remembered COUNTs and nestable transactions.
+ * Every query of the store goes through `all`/`get`/`tuples`/`run`/`count`, so each distinct SQL text
+ * is prepared once and every write is seen by the COUNT cache.
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { StoreError } from './errors.ts';

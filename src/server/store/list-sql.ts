@@ -204,10 +204,7 @@ export function linkedListSql(kind: LinkedKind, q: LinkedQuery, columns: string)
   };
 }
 
-/** A term's `count`: its published events, counted on the `event_terms_term` index alone. */
-export const TERM_COUNT =
-  '(SELECT count(*) FROM event_terms et WHERE et.term_id = t.id AND et.published = 1)';
-export const TERM_SELECT = `t.id, t.kind, t.name, t.slug, t.description, t.parent, ${TERM_COUNT} AS count`;
+export const TERM_SELECT = 't.id, t.kind, t.name, t.slug, t.description, t.parent, t.count';
 
 export function termListSql(q: TermQuery): ListSql | null {
   if (q.include?.length === 0) return null;
@@ -232,26 +229,26 @@ export function termListSql(q: TermQuery): ListSql | null {
     where.push('t.slug = ?');
     params.push(q.slug);
   }
+  if (q.hideEmpty) where.push('t.count > 0');
 
   const dir = q.order === 'desc' ? 'DESC' : 'ASC';
   let order: string;
   if (q.orderby === 'include' && q.include) {
     // WordPress's FIELD(t.term_id, …): the position in the include list. Ids are validated integers.
     const cases = q.include.map((id, i) => `WHEN ${safeInt(id)} THEN ${i}`).join(' ');
-    order = `CASE id ${cases} END ${dir}`;
+    order = `CASE t.id ${cases} END ${dir}`;
   } else if (q.orderby === 'id') {
-    order = `id ${dir}`;
+    order = `t.id ${dir}`;
   } else if (q.orderby === 'slug' || q.orderby === 'count') {
-    order = `${q.orderby} ${dir}, id ${dir}`;
+    order = `t.${q.orderby} ${dir}, t.id ${dir}`;
   } else {
     // `name`, and `include` without a list (WordPress falls back to name). Case-insensitive as MySQL.
-    order = `name_key ${dir}, id ${dir}`;
+    order = `t.name_key ${dir}, t.id ${dir}`;
   }
-  const inner = `SELECT ${TERM_SELECT}, t.name_key FROM terms t WHERE ${where.join(' AND ')}`;
-  const outer = q.hideEmpty ? 'WHERE count > 0' : '';
+  const filter = where.join(' AND ');
   return {
-    page: `SELECT id, kind, name, slug, description, parent, count FROM (${inner}) ${outer} ORDER BY ${order} LIMIT ? OFFSET ?`,
-    count: `SELECT count(*) AS n FROM (${inner}) ${outer}`,
+    page: `SELECT ${TERM_SELECT} FROM terms t WHERE ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    count: `SELECT count(*) AS n FROM terms t WHERE ${filter}`,
     params,
   };
 }

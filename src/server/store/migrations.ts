@@ -8,8 +8,10 @@
  * - `posts` is only the shared id sequence of events, venues, organizers and attachments (A.0) with
  *   each id's kind; every kind keeps its whole record in its own table (`events`, `venues`, …) keyed by
  *   that id, so list queries never join a base table.
- * - `terms`: categories and tags, their own sequence. `event_terms.published` mirrors the event's
- *   status (trigger) so a term's `count` of published events is an index-only count.
+ * - `terms`: categories and tags, their own sequence. `count` (published events linked, B.11) is
+ *   kept by triggers: `event_terms.published` mirrors the event's status, and every link inserted,
+ *   deleted (cascades included) or re-flagged moves its term's count. Counting per read cost more
+ *   than the rest of a list page: a page shows ~50 terms of ~1,000 events each.
  * - `name_key` columns hold the trimmed, lower-cased name for create-or-find (B.10.2) and term names.
  * - `events_fts`: FTS5 with the trigram tokenizer over title, description and excerpt; it answers
  *   the contract's case-insensitive substring search (B.5) for words of ≥ 3 characters. Triggers
@@ -137,7 +139,8 @@ CREATE TABLE terms (
   name_key TEXT NOT NULL,
   slug TEXT NOT NULL,
   description TEXT NOT NULL,
-  parent INTEGER NOT NULL DEFAULT 0
+  parent INTEGER NOT NULL DEFAULT 0,
+  count INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX terms_slug ON terms (kind, slug);
 CREATE INDEX terms_name ON terms (kind, name_key, parent);
@@ -147,16 +150,27 @@ CREATE TABLE event_terms (
   event_id INTEGER NOT NULL REFERENCES events (id) ON DELETE CASCADE,
   position INTEGER NOT NULL,
   term_id INTEGER NOT NULL REFERENCES terms (id) ON DELETE CASCADE,
-  -- 1 while the event is published: term counts (B.11) are counts of this index.
+  -- 1 while the event is published; the term counts follow it.
   published INTEGER NOT NULL,
   PRIMARY KEY (event_id, position)
 ) STRICT, WITHOUT ROWID;
-CREATE UNIQUE INDEX event_terms_term ON event_terms (term_id, published, event_id);
+CREATE UNIQUE INDEX event_terms_term ON event_terms (term_id, event_id);
 
 CREATE TRIGGER events_published AFTER UPDATE OF status ON events
   WHEN (old.status = 'publish') <> (new.status = 'publish')
 BEGIN
   UPDATE event_terms SET published = (new.status = 'publish') WHERE event_id = new.id;
+END;
+CREATE TRIGGER event_terms_counted AFTER INSERT ON event_terms WHEN new.published = 1 BEGIN
+  UPDATE terms SET count = count + 1 WHERE id = new.term_id;
+END;
+CREATE TRIGGER event_terms_uncounted AFTER DELETE ON event_terms WHEN old.published = 1 BEGIN
+  UPDATE terms SET count = count - 1 WHERE id = old.term_id;
+END;
+CREATE TRIGGER event_terms_recounted AFTER UPDATE OF published ON event_terms
+  WHEN old.published <> new.published
+BEGIN
+  UPDATE terms SET count = count + iif(new.published = 1, 1, -1) WHERE id = new.term_id;
 END;
 
 -- Contentless with row deletes: the index needs no copy of the text and no old values to forget a

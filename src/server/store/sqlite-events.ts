@@ -1,7 +1,7 @@
 /**
  * Events in SQLite: the `events` row plus ordered links to organizers (`event_organizers`) and terms
- * (`event_terms`). Lists run one indexed page query (+ one COUNT when the page does not tell the total)
- * and load the links of the whole page in two batch queries.
+ * (`event_terms`). A list runs one indexed page query, a COUNT when the page does not tell the total
+ * (remembered until the next write), and loads the links of the whole page in two batch queries.
  */
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';

@@ -1,12 +1,12 @@
 /**
- * Categories and tags in SQLite (B.11). `count` is never stored: it is counted per read from the
- * `event_terms_term` index, whose `published` flag follows the event's status.
+ * Categories and tags in SQLite (B.11). `count` is kept in the row by triggers (migrations.ts), never
+ * written here.
  */
 import type { TermKind } from '../../model/index.ts';
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { runList } from './list-page.ts';
-import { TERM_COUNT, TERM_SELECT, termListSql } from './list-sql.ts';
+import { TERM_SELECT, termListSql } from './list-sql.ts';
 import { nameKey, type TermRow, termRecord } from './rows.ts';
 import type { Page, TermQuery, TermRecord } from './store.ts';
 
@@ -71,13 +71,10 @@ export class SqliteTerms {
       'UPDATE terms SET name = ?, name_key = ?, slug = ?, description = ?, parent = ? WHERE id = ? AND kind = ?',
       [rec.name, nameKey(rec.name), rec.slug, rec.description, rec.parent, rec.id, rec.kind],
     );
-    if (changes === 0)
+    if (changes === 0) {
       throw new StoreError('store-not-found', `updateTerm: no ${rec.kind} term with id ${rec.id}`);
-    const { count } = this.#db.get<{ count: number }>(
-      `SELECT ${TERM_COUNT} AS count FROM terms t WHERE t.id = ?`,
-      [rec.id],
-    )!;
-    return termRecord({ ...rec, count });
+    }
+    return this.get(rec.kind, rec.id)!;
   }
 
   /** Inside a transaction: children move up to the term's parent; event links go by cascade. */

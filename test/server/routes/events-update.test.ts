@@ -37,6 +37,16 @@ function snapshot(store: Store): string {
   return JSON.stringify({ posts, terms: [...store.getTermsMany(ids).values()] });
 }
 
+const BOUNDARY = 'calsyncBoundary42';
+
+/** A multipart/form-data body of text fields. */
+function multipart(fields: [string, string][]): string {
+  const parts = fields.map(
+    ([k, v]) => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
+  );
+  return `${parts.join('')}--${BOUNDARY}--\r\n`;
+}
+
 /** An event with every field set, and the items it links. */
 async function fullEvent(over: Record<string, unknown> = {}) {
   const venue = await post('/venues', { venue: 'Main Hall', city: 'Springfield' });
@@ -638,7 +648,6 @@ describe('request handling (B.0)', () => {
   it('B.0 multipart bodies nest bracketed fields like form bodies', async () => {
     const a = await post('/organizers', { organizer: 'First Org' });
     const b = await post('/organizers', { organizer: 'Second Org' });
-    const boundary = 'calsyncBoundary42';
     const fields: [string, string][] = [
       ['title', 'Multipart Event'],
       ['start_date', '2027-03-01 19:00:00'],
@@ -648,15 +657,11 @@ describe('request handling (B.0)', () => {
       ['organizer[]', String(a.id)],
       ['status', 'draft'],
     ];
-    const parts = fields.map(
-      ([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${k}"\r\n\r\n${v}\r\n`,
-    );
-    const payload = `${parts.join('')}--${boundary}--\r\n`;
     const res = await h.app.inject({
       method: 'POST',
       url: `${NS}/events`,
-      headers: { ...h.auth('administrator'), 'content-type': `multipart/form-data; boundary=${boundary}` },
-      payload,
+      headers: { ...h.auth('administrator'), 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+      payload: multipart(fields),
     });
     expect(res.statusCode, res.body).toBe(201);
     const e = res.json();
@@ -792,6 +797,27 @@ describe('bad input writes nothing (B.0, B.6)', () => {
       });
       expect(form.status).toBe(413);
       expect(form.json.data.status).toBe(413);
+      // Multipart is parsed by its own plugin: one long field, or many short ones, are 413 too.
+      for (const fields of [
+        [...Object.entries(EVENT), ['description', 'z'.repeat(2000)]],
+        [
+          ...Object.entries(EVENT),
+          ...Array.from({ length: 40 }, (_, i) => [`tags[${i}]`, `tag number ${i}`]),
+        ],
+      ]) {
+        const res = await small.app.inject({
+          method: 'POST',
+          url: `${NS}/events`,
+          headers: {
+            ...small.auth('administrator'),
+            'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+          },
+          payload: multipart(fields as [string, string][]),
+        });
+        expect(res.statusCode, res.body).toBe(413);
+        expect(res.headers['content-type']).toBe('application/json; charset=UTF-8');
+        expect(res.json().data.status).toBe(413);
+      }
       expect(snapshot(small.store)).toBe(before);
     } finally {
       await small.app.close();

@@ -1044,6 +1044,30 @@ describe('event images (B.6.2, A.4)', () => {
     expect(snapshot(h.store)).toBe(before);
   });
 
+  it('B.0 every invalid value (400) wins over value-dependent permissions (403), whatever the field', async () => {
+    const before = snapshot(h.store);
+    const count = hits.length;
+    const cases: [Role, Record<string, unknown>, string][] = [
+      ['contributor', { image: `${imageBase}/again.png`, venue: 999999 }, 'venue'],
+      ['contributor', { categories: ['Brand New'], tags: [999999] }, 'tags'],
+      ['author', { author: h.users.editor.id, organizer: [999999] }, 'organizer'],
+      ['author', { tags: ['Fresh Tag'], image: 999999 }, 'image'],
+    ];
+    for (const [as, body, param] of cases) {
+      const res = await h.call('POST', '/events', { as, body: { ...EVENT, ...body } });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(Object.keys(res.json.data.params)).toEqual([param]);
+    }
+    const denied = await h.call('POST', '/events', {
+      as: 'author',
+      body: { ...EVENT, author: h.users.editor.id, tags: ['Fresh Tag'] },
+    });
+    expect(denied.status).toBe(403);
+    expect(denied.json.data.params).toEqual(['author']);
+    expect(hits.length).toBe(count);
+    expect(snapshot(h.store)).toBe(before);
+  });
+
   it('B.0 an image URL with a bad venue in the same body fetches and stores nothing', async () => {
     const before = snapshot(h.store);
     const res = await h.call('POST', '/events', {

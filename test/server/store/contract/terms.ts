@@ -51,6 +51,26 @@ export function termContract(open: OpenStore): void {
       expect(s.getTermsMany([music.id, free.id]).get(free.id)!.count).toBe(1);
     });
 
+    it('count stays exact when status and links change together, and after deletes', () => {
+      const s = store();
+      const [a, b] = [addTerm(s, 'tags', 'A').id, addTerm(s, 'tags', 'B').id];
+      const count = (id: number) => s.getTerm('tags', id)!.count;
+      const draft = s.insertEvent(eventOn(10, 10, { status: 'draft', tag_ids: [a] }));
+      const published = s.insertEvent(eventOn(11, 10, { tag_ids: [a] }));
+      expect([count(a), count(b)]).toEqual([1, 0]);
+      s.updateEvent({ ...draft, status: 'publish', tag_ids: [b] });
+      expect([count(a), count(b)]).toEqual([1, 1]);
+      s.updateEvent({ ...published, status: 'trash', tag_ids: [a, b] });
+      expect([count(a), count(b)]).toEqual([0, 1]);
+      s.deletePost(published.id);
+      s.deletePost(draft.id);
+      expect([count(a), count(b)]).toEqual([0, 0]);
+      const again = s.insertEvent(eventOn(12, 10, { tag_ids: [a, b] }));
+      s.deleteTerm('tags', b);
+      expect(s.getEvent(again.id)!.tag_ids).toEqual([a]);
+      expect(count(a)).toBe(1);
+    });
+
     it('lookups: by id and kind, by exact slug, by name case-insensitively under a parent', () => {
       const s = store();
       const rock = addTerm(s, 'categories', 'Rock');
