@@ -59,7 +59,8 @@ export async function main(io: CliIO): Promise<number> {
   const host = values.host as string;
   const dataFile = resolve(values.data as string);
   const store = openSqliteStore(dataFile);
-  const siteUrl = (values.site as string | undefined) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const siteUrl =
+    (values.site as string | undefined) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const app = await buildApp({
     store,
     siteUrl,

@@ -82,24 +82,30 @@ async function run(
       const role = values.role as Role | undefined;
       if (!login) return fail('add needs a login: npm run users -- add <login> --role <role>');
       if (!role || !ROLES.includes(role)) return fail(`--role must be one of ${ROLES.join(', ')}`);
-      if (store.findUser(login)) return fail(`a user "${login}" already exists; use "password ${login}" for a new password`);
+      if (store.findUser(login))
+        return fail(`a user "${login}" already exists; use "password ${login}" for a new password`);
       const user = store.insertUser({ login, email: values.email ?? '', role, display_name: login });
       const { password } = await createAppPassword(store, user, values.name, now);
-      io.stdout.write(`Created ${role} "${login}" (id ${user.id}).\nApplication password (shown once): ${formatAppPassword(password)}\n`);
+      io.stdout.write(
+        `Created ${role} "${login}" (id ${user.id}).\nApplication password (shown once): ${formatAppPassword(password)}\n`,
+      );
       return 0;
     }
     case 'password': {
       const user = args[0] ? store.findUser(args[0]) : undefined;
       if (!user) return fail(`no user "${args[0] ?? ''}"`);
       const { password, record } = await createAppPassword(store, user, values.name, now);
-      io.stdout.write(`Application password ${record.id} for "${user.login}" (shown once): ${formatAppPassword(password)}\n`);
+      io.stdout.write(
+        `Application password ${record.id} for "${user.login}" (shown once): ${formatAppPassword(password)}\n`,
+      );
       return 0;
     }
     case 'revoke': {
       const user = args[0] ? store.findUser(args[0]) : undefined;
       if (!user) return fail(`no user "${args[0] ?? ''}"`);
       const id = Number(args[1]);
-      if (!store.appPasswords(user.id).some((p) => p.id === id)) return fail(`"${user.login}" has no application password ${args[1] ?? ''}`);
+      if (!store.appPasswords(user.id).some((p) => p.id === id))
+        return fail(`"${user.login}" has no application password ${args[1] ?? ''}`);
       store.deleteAppPassword(id);
       io.stdout.write(`Revoked application password ${id} of "${user.login}".\n`);
       return 0;
@@ -108,7 +114,9 @@ async function run(
       for (const u of store.listUsers()) {
         io.stdout.write(`${u.id}\t${u.login}\t${u.role}\t${u.email}\n`);
         for (const p of store.appPasswords(u.id)) {
-          io.stdout.write(`\tpassword ${p.id}\t${p.name}\tcreated ${p.created_utc}\tlast used ${p.last_used_utc ?? 'never'}\n`);
+          io.stdout.write(
+            `\tpassword ${p.id}\t${p.name}\tcreated ${p.created_utc}\tlast used ${p.last_used_utc ?? 'never'}\n`,
+          );
         }
       }
       return 0;

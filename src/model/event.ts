@@ -1,7 +1,8 @@
 /** Events: write fields (seed table, contract B.6) and the response shape (A.1). */
 import { z } from 'zod';
-import { isValidCostInput } from './cost.ts';
 import { CostDetails, DateDetails, GlobalIds, ImageOrFalse, listPaging } from './common.ts';
+import { isValidCostInput } from './cost.ts';
+import { normalizeTimezone } from './datetime.ts';
 import { Organizer } from './organizer.ts';
 import {
   httpUrl,
@@ -16,7 +17,6 @@ import { OrganizerRefs, TermRefs, VenueRef } from './refs.ts';
 import { WritableStatus } from './status.ts';
 import { EmbeddedTerm } from './term.ts';
 import { Venue } from './venue.ts';
-import { normalizeTimezone } from './datetime.ts';
 
 export const EventWrite = z.object({
   title: wpNonEmptyString.describe('required on create'),
@@ -30,10 +30,15 @@ export const EventWrite = z.object({
   slug: wpNonEmptyString,
   status: WritableStatus,
   timezone: z
-    .union([z.string().refine((s) => s === '' || normalizeTimezone(s) !== null, 'Invalid time zone.'), z.null()])
+    .union([
+      z.string().refine((s) => s === '' || normalizeTimezone(s) !== null, 'Invalid time zone.'),
+      z.null(),
+    ])
     .meta({ 'x-wp-type': 'string', description: 'IANA name, `UTC`, `UTC±H[:MM]` or `±HH:MM`' }),
   all_day: wpBoolean,
-  image: z.union([z.string(), z.int(), z.null()]).meta({ 'x-wp-type': 'string', description: 'attachment id or http(s) URL' }),
+  image: z
+    .union([z.string(), z.int(), z.null()])
+    .meta({ 'x-wp-type': 'string', description: 'attachment id or http(s) URL' }),
   cost: z
     .unknown()
     .refine(isValidCostInput, 'Invalid cost.')
@@ -112,6 +117,4 @@ export const Event = z
   })
   .meta({ id: 'Event' });
 
-export const EventList = z
-  .object({ events: z.array(Event), ...listPaging })
-  .meta({ id: 'EventList' });
+export const EventList = z.object({ events: z.array(Event), ...listPaging }).meta({ id: 'EventList' });

@@ -1,8 +1,8 @@
 /** One source of truth for the calendar/events/v1 wire formats, shared by server and client. */
 export { ApiError, CostDetails, DateDetails, Image, ImageSize } from './common.ts';
-export { wpBoolean, wpInteger } from './primitives.ts';
-export { Event, EVENT_NULLABLE, EventList, EventWrite, type EventWriteInput } from './event.ts';
+export { EVENT_NULLABLE, Event, EventList, EventWrite, type EventWriteInput } from './event.ts';
 export { Organizer, OrganizerWrite, type OrganizerWriteInput } from './organizer.ts';
+export { wpBoolean, wpInteger } from './primitives.ts';
 export {
   type EventListParams,
   EventListQuery,

@@ -2,7 +2,15 @@
 import { z } from 'zod';
 import { listPaging } from './common.ts';
 import { Organizer } from './organizer.ts';
-import { wpBoolean, wpDateTime, wpIdList, wpInteger, wpNumber, wpPositiveInt, wpStringList } from './primitives.ts';
+import {
+  wpBoolean,
+  wpDateTime,
+  wpIdList,
+  wpInteger,
+  wpNumber,
+  wpPositiveInt,
+  wpStringList,
+} from './primitives.ts';
 import { StatusFilter } from './status.ts';
 import { Venue } from './venue.ts';
 

@@ -10,9 +10,11 @@ import { VenueWrite, type VenueWriteInput } from './venue.ts';
 export type Ref<D> = { id: number } | { data: D };
 
 const id = z.union([z.int().min(1), z.string().regex(/^\s*\d+\s*$/)]).transform((v) => ({ id: Number(v) }));
-const byIdObject = z.looseObject({ id: z.union([z.int().min(1), z.string().regex(/^\d+$/)]) }).transform((o) => ({
-  id: Number(o.id),
-}));
+const byIdObject = z
+  .looseObject({ id: z.union([z.int().min(1), z.string().regex(/^\d+$/)]) })
+  .transform((o) => ({
+    id: Number(o.id),
+  }));
 const none = z.union([z.literal(0), z.literal('0'), z.literal(''), z.null(), z.array(z.never()).length(0)]);
 
 const venueData = VenueWrite.partial()
@@ -22,8 +24,18 @@ const venueOne = z.union([id, byIdObject, venueData]);
 
 /** `venue`: one venue, or none. More than one element → invalid. */
 export const VenueRef = z
-  .union([none.transform(() => null), venueOne, z.array(venueOne).length(1).transform((a) => a[0])])
-  .meta({ 'x-wp-type': 'integer', description: 'a venue id, `{"id": N}`, or venue fields to create-or-find' });
+  .union([
+    none.transform(() => null),
+    venueOne,
+    z
+      .array(venueOne)
+      .length(1)
+      .transform((a) => a[0]),
+  ])
+  .meta({
+    'x-wp-type': 'integer',
+    description: 'a venue id, `{"id": N}`, or venue fields to create-or-find',
+  });
 
 const organizerData = OrganizerWrite.partial()
   .required({ organizer: true })
@@ -53,7 +65,10 @@ function dedupeIds<D>(refs: Ref<D>[]): Ref<D>[] {
 /** `categories`/`tags` on events: ids (numeric) or names/slugs (text). */
 export type TermRef = { id: number } | { name: string };
 const termItem = z.union([
-  z.int().min(1).transform((n): TermRef => ({ id: n })),
+  z
+    .int()
+    .min(1)
+    .transform((n): TermRef => ({ id: n })),
   z
     .string()
     .trim()

@@ -56,7 +56,9 @@ const termTail = {
 export const Category = z
   .object({ ...termFields, taxonomy: z.literal('tribe_events_cat'), parent: z.int(), ...termTail })
   .meta({ id: 'Category' });
-export const Tag = z.object({ ...termFields, taxonomy: z.literal('post_tag'), ...termTail }).meta({ id: 'Tag' });
+export const Tag = z
+  .object({ ...termFields, taxonomy: z.literal('post_tag'), ...termTail })
+  .meta({ id: 'Tag' });
 
 const termPaging = {
   rest_url: z.string(),

@@ -2,19 +2,17 @@
  * `buildApp(options)` builds the calendar/events/v1 server as a Fastify instance; `serve`
  * (src/cli/serve.ts) listens, and the local import target calls the same app in-process.
  *
- * Root-level concerns live here: body parsers, authentication, the error handler, the
+ * Root-level concerns live here: authentication, the error handler, the
  * contract's common headers (A.9) and the route registry that the namespace index (B.3)
  * and the OpenAPI document (B.4) are generated from. Resources are plugins in ./routes.
  */
 import { mkdir } from 'node:fs/promises';
-import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import qs from 'qs';
 import { AppPasswordVerifier } from './auth/app-passwords.ts';
 import { authenticate, basicScheme, type SchemeHandler } from './auth/authenticate.ts';
 import type { Caller } from './auth/capabilities.ts';
+import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';
 import { ApiError, noRoute } from './errors.ts';
 import { registerRoutes } from './routes/index.ts';
@@ -39,61 +37,6 @@ export interface AppOptions extends ServerOptions {
   schemes?: Record<string, SchemeHandler>;
 }
 
-/** qs turns `status[]=a&venue[venue]=Pier 7` into arrays and objects (B.0). */
-const parseNested = (s: string) => qs.parse(s, { arrayLimit: 1000, depth: 5, parameterLimit: 5000 });
-
-/**
- * B.0 checks permissions (step 3), the target (4, 5) and only then the body (6): anonymous
- * `POST /events` with broken JSON is a 401, not a 400. So a bad JSON body is not a parse
- * error; it is a body that throws `rest_invalid_json` when a handler reads its parameters,
- * which handlers do after their permission and target checks.
- */
-function unparsableBody(): object {
-  const fail = () => {
-    throw new ApiError(400, 'rest_invalid_json', 'Invalid JSON body passed.');
-  };
-  return new Proxy({}, { get: fail, has: fail, ownKeys: fail, getOwnPropertyDescriptor: fail });
-}
-
-/** A part as @fastify/multipart attaches it with `attachFieldsToBody: true`. */
-interface MultipartPart {
-  type: 'field' | 'file';
-  value?: unknown;
-  valueTruncated?: boolean;
-  _buf?: Buffer;
-}
-
-const tooLarge = () => new ApiError(413, 'rest_request_too_large', 'Request body is too large.');
-
-/**
- * Multipart parts → the nested object a form body with the same fields gives (B.0:
- * `venue[venue]=Pier 7`); files stay buffers under their name. The plugin pipes the raw
- * request past Fastify's `bodyLimit` and silently truncates a field longer than `fieldSize`,
- * so the limit is enforced here: a truncated field or a larger total is a 413.
- */
-function multipartBody(body: Record<string, MultipartPart | MultipartPart[]>, limit: number) {
-  const pairs = new URLSearchParams();
-  const files: Record<string, Buffer | Buffer[]> = {};
-  let size = 0;
-  for (const [key, entry] of Object.entries(body)) {
-    const parts = Array.isArray(entry) ? entry : [entry];
-    for (const part of parts) {
-      if (part.valueTruncated) throw tooLarge();
-      if (part.type === 'file') {
-        const buf = part._buf ?? Buffer.alloc(0);
-        size += buf.length;
-        files[key] = Array.isArray(entry) ? [...((files[key] as Buffer[]) ?? []), buf] : buf;
-      } else {
-        const value = String(part.value ?? '');
-        size += Buffer.byteLength(value);
-        pairs.append(key, value);
-      }
-      if (size > limit) throw tooLarge();
-    }
-  }
-  return { ...parseNested(pairs.toString()), ...files };
-}
-
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const config = resolveConfig(options);
   const app = Fastify({
@@ -111,27 +54,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('routeSpecs', [] as RouteSpec[]);
   app.decorateRequest('caller', null);
 
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(null, unparsableBody());
-    }
-  });
-  await app.register(formbody, { parser: parseNested });
-  await app.register(multipart, {
-    attachFieldsToBody: true,
-    limits: { fileSize: config.bodyLimit, fieldSize: config.bodyLimit },
-  });
-  // Registered after the plugin, so this runs after its own preValidation has read the parts.
-  app.addHook('preValidation', async (req) => {
-    if (req.isMultipart() && req.body && typeof req.body === 'object') {
-      req.body = multipartBody(req.body as Record<string, MultipartPart>, config.bodyLimit);
-    }
-  });
+  await registerBodyParsers(app, config.bodyLimit);
 
   const verifier = new AppPasswordVerifier(options.store);
   const schemes = { basic: basicScheme(verifier), ...options.schemes };

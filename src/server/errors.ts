@@ -92,4 +92,5 @@ export function invalidParams(problems: ParamProblem[]): ApiError {
   });
 }
 
-export const invalidParam = (param: string, message = 'Invalid parameter.') => invalidParams([{ param, message }]);
+export const invalidParam = (param: string, message = 'Invalid parameter.') =>
+  invalidParams([{ param, message }]);

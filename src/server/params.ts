@@ -55,7 +55,11 @@ function describe(key: string, field: z.ZodType, error: z.ZodError): ParamProble
         (scalar || issue.errors.every((branch) => branch.every((i) => i.code === 'invalid_type')))));
   if (isType) return typeProblem(key, field);
   if (issue.code === 'invalid_value' && 'values' in issue) {
-    return { param: key, message: `${key} is not one of ${issue.values.join(', ')}.`, code: 'rest_not_in_enum' };
+    return {
+      param: key,
+      message: `${key} is not one of ${issue.values.join(', ')}.`,
+      code: 'rest_not_in_enum',
+    };
   }
   if (issue.code === 'custom' && issue.message) return { param: key, message: `${key}: ${issue.message}` };
   return { param: key, message: 'Invalid parameter.' };

@@ -3,7 +3,7 @@
  * and an application password each, for tests over `app.inject` or a loopback port.
  */
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { type Role, ROLES } from '../../src/model/index.ts';
+import { ROLES, type Role } from '../../src/model/index.ts';
 import { type AppOptions, buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
 import { openSqliteStore } from '../../src/server/store/sqlite.ts';
@@ -27,6 +27,7 @@ export interface Harness {
     method: InjectOptions['method'],
     path: string,
     opts?: { as?: Role; body?: unknown; headers?: Record<string, string>; form?: Record<string, string> },
+    // biome-ignore lint/suspicious/noExplicitAny: tests read deep into response documents.
   ): Promise<{ status: number; json: any; headers: Record<string, unknown>; body: string }>;
 }
 

@@ -10,14 +10,19 @@ import type { Caller } from './capabilities.ts';
 export type SchemeHandler = (credentials: string) => Promise<Caller>;
 
 export const unauthorized = (code: string, message: string, extra?: string) =>
-  new ApiError(401, code, message, {}, { 'www-authenticate': extra ? `${WWW_AUTHENTICATE}, ${extra}` : WWW_AUTHENTICATE });
+  new ApiError(
+    401,
+    code,
+    message,
+    {},
+    { 'www-authenticate': extra ? `${WWW_AUTHENTICATE}, ${extra}` : WWW_AUTHENTICATE },
+  );
 
 export function basicScheme(verifier: AppPasswordVerifier): SchemeHandler {
   return async (credentials) => {
     const decoded = Buffer.from(credentials, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    const user =
-      colon > 0 ? await verifier.verify(decoded.slice(0, colon), decoded.slice(colon + 1)) : null;
+    const user = colon > 0 ? await verifier.verify(decoded.slice(0, colon), decoded.slice(colon + 1)) : null;
     if (!user) {
       throw unauthorized('incorrect_password', 'The provided password is an invalid application password.');
     }

@@ -5,7 +5,13 @@ import type { AttachmentRecord, LinkedRecord, OrganizerRecord, VenueRecord } fro
 import { globalIds, permalink, postDates, renderImage } from './post.ts';
 
 const isEmpty = (v: unknown) =>
-  v === '' || v === '0' || v === 0 || v === false || v === null || v === undefined || (Array.isArray(v) && !v.length);
+  v === '' ||
+  v === '0' ||
+  v === 0 ||
+  v === false ||
+  v === null ||
+  v === undefined ||
+  (Array.isArray(v) && !v.length);
 
 function compact(o: Record<string, unknown>): Record<string, unknown> {
   for (const k of Object.keys(o)) if (isEmpty(o[k])) delete o[k];

@@ -47,7 +47,10 @@ export function renderTerm(t: TermRecord, cfg: Config, ancestors: string[], with
       : `${cfg.siteUrl}/tag/${t.slug}/`;
   out.urls = urls;
   if (withLinks) {
-    const links: Record<string, unknown> = { self: [{ href: urls.self }], collection: [{ href: urls.collection }] };
+    const links: Record<string, unknown> = {
+      self: [{ href: urls.self }],
+      collection: [{ href: urls.collection }],
+    };
     if (urls.up) links.up = [{ embeddable: true, href: urls.up }];
     out._links = links;
   }

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
 import { canCreate, canEdit, canRead } from '../auth/capabilities.ts';
+import { bodyParams } from '../body.ts';
 import {
   ApiError,
   archivePageNotFound,
@@ -213,15 +214,11 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
  * a `slug` in the body (or query) is the new slug (T101), so the path's must not override it.
  */
 function writeParams(req: FastifyRequest, bySlug: boolean): Record<string, unknown> {
-  const params = requestParams(req);
-  if (!bySlug) return params;
-  const { slug: _path, ...rest } = params;
-  const given = { ...(req.query as Record<string, unknown>), ...(isObject(req.body) ? req.body : {}) };
-  return given.slug === undefined ? rest : { ...rest, slug: given.slug };
+  if (!bySlug) return requestParams(req);
+  const { slug } = { ...(req.query as object), ...bodyParams(req.body) } as { slug?: unknown };
+  const { slug: _path, ...rest } = requestParams(req);
+  return slug === undefined ? rest : { ...rest, slug };
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** A protected event stays locked unless the caller may edit it or gives its password (A.10, B.7). */
 function isLocked(ctx: WriteContext, e: EventRecord, password: string | undefined): boolean {

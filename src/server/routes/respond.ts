@@ -13,7 +13,10 @@ export interface Alternatives {
 }
 
 /** The format to answer in, decided before any work is done; 406 when none fits. */
-export function pickFormat(req: FastifyRequest, available: readonly MediaType[] = ['json', 'xml']): MediaType {
+export function pickFormat(
+  req: FastifyRequest,
+  available: readonly MediaType[] = ['json', 'xml'],
+): MediaType {
   const q = req.query as Record<string, unknown>;
   const ical = q.ical === '1' || q.ical === 'true';
   const type = negotiate(req.headers.accept, ical, available);

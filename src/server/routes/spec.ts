@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { bodyParams } from '../body.ts';
 import { noRoute } from '../errors.ts';
 import type { MediaType } from '../formats/negotiate.ts';
 
@@ -69,10 +70,10 @@ export function defineRoute(app: FastifyInstance, spec: RouteSpec, handler: Hand
 
 const overrideMaps = new WeakMap<RouteSpec[], Map<string, Map<Method, Handler>>>();
 function overrideTargets(app: FastifyInstance, path: string): Map<Method, Handler> {
-  let byPath = overrideMaps.get(app.routeSpecs);
-  if (!byPath) overrideMaps.set(app.routeSpecs, (byPath = new Map()));
-  let handlers = byPath.get(path);
-  if (!handlers) byPath.set(path, (handlers = new Map()));
+  const byPath = overrideMaps.get(app.routeSpecs) ?? new Map<string, Map<Method, Handler>>();
+  overrideMaps.set(app.routeSpecs, byPath);
+  const handlers = byPath.get(path) ?? new Map<Method, Handler>();
+  byPath.set(path, handlers);
   return handlers;
 }
 
@@ -83,6 +84,5 @@ function allowFor(app: FastifyInstance, path: string): string {
 
 /** Query, body and path parameters merged: body overrides query, path always wins (B.0). */
 export function requestParams(req: FastifyRequest): Record<string, unknown> {
-  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
-  return { ...(req.query as object), ...body, ...(req.params as object) };
+  return { ...(req.query as object), ...bodyParams(req.body), ...(req.params as object) };
 }

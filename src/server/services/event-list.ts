@@ -113,7 +113,8 @@ export function planEventList(ctx: WriteContext, raw: Record<string, unknown>): 
 /** A category or tag by slug first, then by id (B.5); unknown → 400. */
 function termId(ctx: WriteContext, kind: 'categories' | 'tags', ref: string): number {
   const term =
-    ctx.store.findTermBySlug(kind, ref) ?? (/^\d+$/.test(ref) ? ctx.store.getTerm(kind, Number(ref)) : undefined);
+    ctx.store.findTermBySlug(kind, ref) ??
+    (/^\d+$/.test(ref) ? ctx.store.getTerm(kind, Number(ref)) : undefined);
   if (!term) throw invalidParam(kind, `${kind}: ${ref} is not a valid term slug or id.`);
   return term.id;
 }

@@ -41,7 +41,11 @@ export function resolvePublication(
 ): Publication {
   const requested: Status =
     input.status ??
-    (existing && existing.status !== 'trash' ? existing.status : canPublish(ctx.caller) ? 'publish' : 'draft');
+    (existing && existing.status !== 'trash'
+      ? existing.status
+      : canPublish(ctx.caller)
+        ? 'publish'
+        : 'draft');
   let status = effectiveStatus(ctx.caller, requested);
 
   let dateUtc = existing?.date_utc ?? null;

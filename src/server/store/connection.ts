@@ -14,8 +14,12 @@ export type Params = readonly Param[] | Readonly<Record<string, Param>>;
  * cache starts over instead of growing without bound.
  */
 const MAX_CACHED_STATEMENTS = 500;
-/** Remembered list totals; the cache starts over past this many. */
-const MAX_CACHED_COUNTS = 1000;
+/**
+ * Bounds of what `remember` keeps: entries, and their summed sizes (an id list of n ids has size n, so
+ * 1,000,000 is about 8 MB of numbers). The oldest entries go first.
+ */
+const MAX_REMEMBERED = 500;
+const MAX_REMEMBERED_SIZE = 1_000_000;
 
 export class Connection {
   readonly db: DatabaseSync;
@@ -24,8 +28,9 @@ export class Connection {
   #depth = 0;
   /** Calls of `run`: any write of this connection goes through it. */
   #runs = 0;
-  readonly #counts = new Map<string, number>();
-  #countsMark = '';
+  readonly #remembered = new Map<string, { value: unknown; size: number }>();
+  #rememberedSize = 0;
+  #rememberedMark = '';
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -69,24 +74,39 @@ export class Connection {
   }
 
   /**
-   * The `n` of a `SELECT count(*) AS n …`, remembered until the database changes: by this
-   * connection (any `run`, rollbacks included) or by another one (`PRAGMA data_version`). Paging
-   * through a list, or asking the same page again, then counts once.
+   * `compute()`'s value for `key`, remembered until the database changes: by this connection (any
+   * `run`, rollbacks included) or by another one (`PRAGMA data_version`). Lists use it for their
+   * totals and ordered ids, so paging through a list, or asking the same page again, reads it once.
+   * `size` weighs the value against MAX_REMEMBERED_SIZE.
    */
-  count(sql: string, params: readonly Param[]): number {
+  remember<T>(key: string, compute: () => T, size: (value: T) => number = () => 1): T {
     const dataVersion = this.get<{ data_version: number }>('PRAGMA data_version')!.data_version;
     const mark = `${this.#runs}/${dataVersion}`;
-    if (mark !== this.#countsMark || this.#counts.size >= MAX_CACHED_COUNTS) {
-      this.#counts.clear();
-      this.#countsMark = mark;
+    if (mark !== this.#rememberedMark) {
+      this.#remembered.clear();
+      this.#rememberedSize = 0;
+      this.#rememberedMark = mark;
     }
-    const key = `${JSON.stringify(params)} ${sql}`;
-    let n = this.#counts.get(key);
-    if (n === undefined) {
-      n = this.get<{ n: number }>(sql, params)!.n;
-      this.#counts.set(key, n);
+    const hit = this.#remembered.get(key);
+    if (hit) return hit.value as T;
+    const value = compute();
+    const weight = size(value);
+    this.#remembered.set(key, { value, size: weight });
+    this.#rememberedSize += weight;
+    for (const [oldKey, old] of this.#remembered) {
+      if (this.#remembered.size <= MAX_REMEMBERED && this.#rememberedSize <= MAX_REMEMBERED_SIZE) break;
+      this.#remembered.delete(oldKey);
+      this.#rememberedSize -= old.size;
     }
-    return n;
+    return value;
+  }
+
+  /** The `n` of a `SELECT count(*) AS n …`, remembered (`remember`). */
+  count(sql: string, params: readonly Param[]): number {
+    return this.remember(
+      `count ${JSON.stringify(params)} ${sql}`,
+      () => this.get<{ n: number }>(sql, params)!.n,
+    );
   }
 
   /**

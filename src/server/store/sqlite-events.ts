@@ -1,12 +1,11 @@
 /**
  * Events in SQLite: the `events` row plus ordered links to organizers (`event_organizers`) and terms
- * (`event_terms`). A list runs one indexed page query, a COUNT when the page does not tell the total
- * (remembered until the next write), and loads the links of the whole page in two batch queries.
+ * (`event_terms`). A list reads the ordered ids of its matches in one indexed query (remembered until
+ * the next write), then loads the page's rows and their links in three batch queries.
  */
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
-import { runList } from './list-page.ts';
-import { eventListSql, type ListSql, setPlan } from './list-sql.ts';
+import { eventListSql } from './list-sql.ts';
 import { EVENT_COLUMNS, type EventLinks, type EventTuple, eventRecord, eventRow } from './rows.ts';
 import type { EventQuery, EventRecord, Page } from './store.ts';
 
@@ -151,32 +150,33 @@ export class SqliteEvents {
     }
   }
 
+  /**
+   * The ordered ids of every match are read in one query and remembered until the next write
+   * (Connection.remember): its length is the total, and any page is a slice of it loaded by id.
+   * That query costs about what a COUNT would; paging then costs the same on page 200 as on page 1,
+   * where OFFSET would walk every row before the page.
+   */
   list(q: EventQuery): Page<EventRecord> {
     const sql = eventListSql(q);
-    if (sql?.hasSets) return this.#listWithSets(q, sql);
-    return runList(this.#db, sql, q, (rows: EventTuple[]) => this.records(rows), true);
+    if (!sql) return { items: [], total: 0 };
+    if (sql.usesSearchIndex) this.#catchUpSearchIndex();
+    const key = `event ids ${JSON.stringify(sql.params)} ${sql.ids}`;
+    const ids = this.#db.remember(
+      key,
+      () => JSON.parse(this.#db.get<{ ids: string }>(sql.ids, sql.params)!.ids) as number[],
+      (list) => list.length,
+    );
+    return { items: this.#byIds(ids.slice(q.offset, q.offset + q.limit)), total: ids.length };
   }
 
-  /**
-   * A list filtered by categories, tags or search words. Its total and the size of its window (the
-   * same list without those sets) are counted once and remembered (Connection.count); from them
-   * `setPlan` picks how the page meets the sets, so common and rare terms and words are both cheap.
-   */
-  #listWithSets(q: EventQuery, sql: ListSql): Page<EventRecord> {
-    if (sql.usesSearchIndex) this.#catchUpSearchIndex();
-    const total = this.#db.count(sql.count, sql.params);
-    if (total === 0 || q.offset >= total) return { items: [], total };
-    const unfiltered = eventListSql({
-      ...q,
-      categoryIds: undefined,
-      tagIds: undefined,
-      searchWords: undefined,
-    })!;
-    const window = this.#db.count(unfiltered.count, unfiltered.params);
-    const plan = setPlan({ offset: q.offset, limit: q.limit, total, window, words: q.searchWords });
-    const page = plan === 'probe' ? sql : eventListSql(q, plan)!;
-    const rows = this.#db.tuples<EventTuple>(page.page, [...page.params, q.limit, q.offset]);
-    return { items: this.records(rows), total };
+  /** Events with these ids, in this order. */
+  #byIds(ids: number[]): EventRecord[] {
+    if (ids.length === 0) return [];
+    const rows = this.#db.tuples<EventTuple>(`${SELECT} WHERE id IN (SELECT value FROM json_each(?))`, [
+      JSON.stringify(ids),
+    ]);
+    const byId = new Map(rows.map((row) => [row[0], row]));
+    return this.records(ids.map((id) => byId.get(id)!));
   }
 }
 

@@ -7,6 +7,7 @@ import {
   eventQuery,
   ids,
   march,
+  newEvent,
   newOrganizer,
   newVenue,
   type OpenStore,
@@ -99,6 +100,22 @@ export function eventListContract(open: OpenStore): void {
       expect(ids(s.listEvents(q).items)).toEqual([pub.id, mine.id, pending.id]);
       const none = eventQuery({ visibility: { statuses: [], ownStatuses: ['draft'], ownerId: null } });
       expect(s.listEvents(none)).toEqual({ items: [], total: 0 });
+    });
+
+    it('pages of a long list follow list order whatever the order of writes', () => {
+      const s = store();
+      const days: number[] = [];
+      for (let i = 0; i < 60; i++) days.push(((i * 37) % 60) + 1); // 1..60, shuffled
+      const byDay = new Map<number, number>();
+      for (const day of days) {
+        const start = `2027-${day <= 31 ? '03' : '04'}-${String(day <= 31 ? day : day - 31).padStart(2, '0')} 10:00:00`;
+        const id = s.insertEvent(newEvent({ start_utc: start, end_utc: start.replace('10:', '11:') })).id;
+        byDay.set(day, id);
+      }
+      const expected = [...byDay.keys()].sort((a, b) => a - b).map((day) => byDay.get(day)!);
+      const pages = [0, 1, 2, 3].map((p) => s.listEvents(eventQuery({ offset: p * 16, limit: 16 })));
+      expect(pages.flatMap((p) => ids(p.items))).toEqual(expected);
+      expect(pages.map((p) => p.total)).toEqual([60, 60, 60, 60]);
     });
 
     it('total counts every match whatever the offset and limit', () => {

@@ -1,0 +1,87 @@
+/**
+ * Request bodies (contract B.0): JSON, form-urlencoded or multipart, with bracketed fields
+ * nested (`venue[venue]=Pier 7`, `organizer[]=12`) the same way for forms, multipart and
+ * query strings.
+ */
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import type { FastifyInstance } from 'fastify';
+import qs from 'qs';
+import { ApiError } from './errors.ts';
+
+/** qs turns `status[]=a&venue[venue]=Pier 7` into arrays and objects. */
+export const parseNested = (s: string) => qs.parse(s, { arrayLimit: 1000, depth: 5, parameterLimit: 5000 });
+
+export const tooLarge = () => new ApiError(413, 'rest_request_too_large', 'Request body is too large.');
+
+/**
+ * B.0 checks permissions (step 3) and the target (4, 5) before the body (6): an anonymous
+ * `POST /events` with broken JSON is a 401, not a 400. So broken JSON parses to this
+ * marker, and `bodyParams` throws `rest_invalid_json` when a handler reads the parameters,
+ * which handlers do after their permission and target checks.
+ */
+const INVALID_JSON = Object.freeze({});
+
+/** The body's fields; throws for a JSON body that did not parse. */
+export function bodyParams(body: unknown): Record<string, unknown> {
+  if (body === INVALID_JSON) throw new ApiError(400, 'rest_invalid_json', 'Invalid JSON body passed.');
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+}
+
+export async function registerBodyParsers(app: FastifyInstance, limit: number): Promise<void> {
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, {});
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      done(null, INVALID_JSON);
+    }
+  });
+  await app.register(formbody, { parser: parseNested });
+  await app.register(multipart, { attachFieldsToBody: true, limits: { fileSize: limit, fieldSize: limit } });
+  // Registered after the plugin, so this runs after its own preValidation has read the parts.
+  app.addHook('preValidation', async (req) => {
+    if (req.isMultipart() && req.body && typeof req.body === 'object') {
+      req.body = multipartBody(req.body as Record<string, MultipartPart>, limit);
+    }
+  });
+}
+
+/** A part as @fastify/multipart attaches it with `attachFieldsToBody: true`. */
+interface MultipartPart {
+  type: 'field' | 'file';
+  value?: unknown;
+  valueTruncated?: boolean;
+  _buf?: Buffer;
+}
+
+/**
+ * Multipart parts → the nested object a form body with the same fields gives; files stay
+ * buffers under their name. The plugin pipes the raw request past Fastify's `bodyLimit`
+ * and silently truncates a field longer than `fieldSize`, so the limit is enforced here:
+ * a truncated field or a larger total is a 413.
+ */
+function multipartBody(body: Record<string, MultipartPart | MultipartPart[]>, limit: number) {
+  const pairs = new URLSearchParams();
+  const files: Record<string, Buffer | Buffer[]> = {};
+  let size = 0;
+  for (const [key, entry] of Object.entries(body)) {
+    const parts = Array.isArray(entry) ? entry : [entry];
+    for (const part of parts) {
+      if (part.valueTruncated) throw tooLarge();
+      if (part.type === 'file') {
+        const buf = part._buf ?? Buffer.alloc(0);
+        size += buf.length;
+        files[key] = Array.isArray(entry) ? [...((files[key] as Buffer[]) ?? []), buf] : buf;
+      } else {
+        const value = String(part.value ?? '');
+        size += Buffer.byteLength(value);
+        pairs.append(key, value);
+      }
+      if (size > limit) throw tooLarge();
+    }
+  }
+  return { ...parseNested(pairs.toString()), ...files };
+}
