@@ -56,6 +56,7 @@ const END_BOUNDS = [
   ['endsAfter', 'end_utc > ?'],
 ] as const;
 
+/** B.5: date bounds on UTC instants, hidden events out unless included, OR within a filter, AND across. */
 export function eventListSql(q: EventQuery): EventListSql | null {
   if (q.matchNothing) return null;
   const lists = [q.include, q.categoryIds, q.tagIds, q.venueIds, q.organizerIds];

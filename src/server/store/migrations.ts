@@ -115,8 +115,8 @@ CREATE TABLE events (
   venue_id INTEGER REFERENCES venues (id) ON DELETE SET NULL,
   password TEXT
 ) STRICT;
--- The list order (B.5) with the columns every list filters on, so the page scan and its COUNT
--- read the index alone; hidden events are never listed without include, so they stay out of it.
+-- The list order (B.5) with the columns every list filters on, so reading a list's ordered ids
+-- touches the index alone; hidden events are never listed without include, so they stay out of it.
 CREATE INDEX events_listed ON events (start_utc, date_utc, id, end_utc, status, author, featured)
   WHERE hide_from_listings = 0;
 CREATE INDEX events_end ON events (end_utc) WHERE hide_from_listings = 0;

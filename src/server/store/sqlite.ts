@@ -5,8 +5,9 @@
  * One connection, synchronous (`node:sqlite`'s DatabaseSync): a query is microseconds, so the event
  * loop is never held long, and one writer is what SQLite has anyway. Pragmas: WAL (readers of other
  * processes, such as a backup, do not block writes), synchronous=NORMAL (durable up to the last
- * checkpoint after a power cut, never corrupt; the WAL default for servers), foreign keys on, and a busy
- * timeout for other processes holding the lock. The per-kind work lives in sqlite-events.ts,
+ * checkpoint after a power cut, never corrupt; the WAL default for servers), foreign keys on, a busy
+ * timeout for other processes holding the lock, and a 64 MiB page cache with reads through mmap (10,000
+ * events with their search index take ~20 MB; the 2 MB default cache made creates ~10% slower). The per-kind work lives in sqlite-events.ts,
  * sqlite-linked.ts, sqlite-terms.ts and sqlite-users.ts; this file draws post ids and routes.
  */
 import { mkdirSync } from 'node:fs';
@@ -39,6 +40,10 @@ import type {
 
 /** How long a write waits for another process's lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
+/** Page cache of the connection, in KiB (SQLite's default is 2,000). */
+const CACHE_KIB = 65_536;
+/** Reads of the database file through mmap up to this size (0 turns it off). */
+const MMAP_BYTES = 256 * 1024 * 1024;
 
 const ATTACHMENT =
   'SELECT id, author, url, source_url, mime, width, height, filesize, date_utc FROM attachments';
@@ -62,7 +67,8 @@ export class SqliteStore implements Store {
     try {
       if (!memory) db.exec('PRAGMA journal_mode = WAL');
       db.exec(
-        `PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`,
+        `PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; ` +
+          `PRAGMA cache_size = -${CACHE_KIB}; PRAGMA mmap_size = ${MMAP_BYTES}; PRAGMA analysis_limit = 400`,
       );
       migrate(db, undefined, path);
       // Lets the planner gather statistics it lacks, cheaply (SQLite's advice for long-lived connections).
