@@ -33,8 +33,8 @@ export type ImagePlan = number | null | { fetch: string };
  * `image` checked without side effects: an unknown or non-image id is a 400, a URL of no
  * stored attachment needs upload rights (403) and is left to `sideloadImage`.
  */
-export function planImage(ctx: WriteContext, value: string | number | null): ImagePlan {
-  if (value === null || value === '' || value === 0 || value === '0') return null;
+export function planImage(ctx: WriteContext, value: string | number | null | undefined): ImagePlan {
+  if (value === undefined || value === null || value === '' || value === 0 || value === '0') return null;
   if (typeof value === 'number' || /^\d+$/.test(value)) {
     const a = ctx.store.getAttachment(Number(value));
     if (!a) throw invalidParam('image', 'image is not a valid image attachment id.');
@@ -46,12 +46,6 @@ export function planImage(ctx: WriteContext, value: string | number | null): Ima
   if (known) return known.id;
   if (!canUploadImage(ctx.caller)) throw forbidden(ctx.caller === null, ['image']);
   return { fetch: value };
-}
-
-/** The attachment id for an `image` value; `null`/`""` means none. */
-export async function resolveImage(ctx: WriteContext, value: string | number | null): Promise<number | null> {
-  const plan = planImage(ctx, value);
-  return plan !== null && typeof plan === 'object' ? sideloadImage(ctx, plan.fetch) : plan;
 }
 
 /** Fetches an image URL into the uploads folder and stores it as a new attachment. */

@@ -10,11 +10,11 @@
  */
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import type { OrganizerWriteInput, VenueWriteInput } from '../../model/index.ts';
-import { canRead, canSetOtherAuthor, canUploadImage } from '../auth/capabilities.ts';
+import { canRead, canSetOtherAuthor } from '../auth/capabilities.ts';
 import { forbidden, invalidParam } from '../errors.ts';
 import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
-import { resolveImage } from './image.ts';
+import { type ImagePlan, planImage, sideloadImage } from './image.ts';
 import { resolvePublication, TRASH_SUFFIX } from './publication.ts';
 
 export type LinkedWriteInput = VenueWriteInput | OrganizerWriteInput;
@@ -29,9 +29,6 @@ const FLAG_FIELDS: Record<LinkedKind, readonly string[]> = {
   venue: ['show_map', 'show_map_link'],
   organizer: [],
 };
-
-/** What `image` resolves to before any write: an id, none, or a URL still to fetch. */
-type ImagePlan = number | null | { fetch: string };
 
 /**
  * Create-or-find for inline `venue`/`organizer` objects of event writes (B.6.2, B.10.2): a
@@ -145,29 +142,10 @@ function check(ctx: WriteContext, kind: LinkedKind, data: LinkedWriteInput, exis
   return { name, author, image };
 }
 
-/**
- * `image` checked without side effects (B.6.2): an unknown id is a 400, a URL of no stored
- * attachment needs upload rights (403) and is fetched later by `fetchImage`.
- */
-function planImage(ctx: WriteContext, value: string | number | null | undefined): ImagePlan {
-  if (value === undefined || value === null || value === '' || value === 0 || value === '0') return null;
-  if (typeof value === 'number' || /^\d+$/.test(value)) {
-    const a = ctx.store.getAttachment(Number(value));
-    if (!a) throw invalidParam('image', 'image is not a valid image attachment id.');
-    return a.id;
-  }
-  if (!/^https?:\/\//i.test(value))
-    throw invalidParam('image', 'image must be an attachment id or an http(s) URL.');
-  const known = ctx.store.findAttachmentByUrl(value);
-  if (known) return known.id;
-  if (!canUploadImage(ctx.caller)) throw forbidden(ctx.caller === null, ['image']);
-  return { fetch: value };
-}
-
 /** The attachment id of a planned image; `undefined` (absent on an update) keeps `kept`. */
 async function fetchImage(ctx: WriteContext, plan: ImagePlan | undefined, kept: number | null = null) {
   if (plan === undefined) return kept;
-  return plan !== null && typeof plan === 'object' ? resolveImage(ctx, plan.fetch) : plan;
+  return plan !== null && typeof plan === 'object' ? sideloadImage(ctx, plan.fetch) : plan;
 }
 
 /**
