@@ -1,8 +1,10 @@
 /**
  * A real app on a real (in-memory or file) SQLite store, with one user per WordPress role
- * and an application password each, for tests over `app.inject` or a loopback port.
+ * and an application password each, for tests over `app.inject` or a loopback port; and
+ * `snapshot`, to prove that a rejected write wrote nothing.
  */
 import type { FastifyInstance, InjectOptions } from 'fastify';
+import { expect } from 'vitest';
 import { ROLES, type Role } from '../../src/model/index.ts';
 import { type AppOptions, buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
@@ -29,6 +31,16 @@ export interface Harness {
     opts?: { as?: Role; body?: unknown; headers?: Record<string, string>; form?: Record<string, string> },
     // biome-ignore lint/suspicious/noExplicitAny: tests read deep into response documents.
   ): Promise<{ status: number; json: any; headers: Record<string, unknown>; body: string }>;
+  /** A `POST` below the namespace that must answer 201 (as `administrator` unless told): the new document. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read deep into response documents.
+  created(path: string, body: Record<string, unknown>, as?: Role): Promise<any>;
+}
+
+/** Every post and term in the store (ids 1–300), to prove that a rejected write wrote nothing. */
+export function snapshot(store: Store): string {
+  const ids = Array.from({ length: 300 }, (_, i) => i + 1);
+  const posts = ids.map((id) => store.getPost(id)).filter(Boolean);
+  return JSON.stringify({ posts, terms: [...store.getTermsMany(ids).values()] });
 }
 
 export async function makeApp(options: Partial<AppOptions> & { path?: string } = {}): Promise<Harness> {
@@ -64,5 +76,10 @@ export async function makeApp(options: Partial<AppOptions> & { path?: string } =
     }
     return { status: res.statusCode, json, headers: res.headers, body: res.body };
   };
-  return { app, store, users, passwords, auth, call };
+  const created: Harness['created'] = async (path, body, as = 'administrator') => {
+    const res = await call('POST', path, { as, body });
+    expect(res.status, res.body).toBe(201);
+    return res.json;
+  };
+  return { app, store, users, passwords, auth, call, created };
 }

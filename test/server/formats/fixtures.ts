@@ -1,10 +1,12 @@
 /**
- * Wire objects for the renderer tests, built from the contract's examples: `fullEvent` is A.1's
- * `GET /events/8` (its `json_ld` with the `…` placeholders filled in), `secondVenue` is A.2's
- * `POST /venues`. The other events vary one thing each and are derived with `makeEvent`.
+ * Wire objects for the renderer tests, built from the contract's examples
+ * (test/fixtures/contract-examples.ts): `fullEvent` is A.1's `GET /events/8` (its `json_ld` with
+ * the `…` placeholders filled in), `mainHall` and `janeOrg` its venue and organizer, `secondVenue`
+ * is A.2's `POST /venues`. The other events vary one thing each and are derived with `makeEvent`.
  */
 
 import type { WireEvent, WireOrganizer, WireVenue } from '../../../src/server/formats/wire.ts';
+import { EVENT_EXAMPLE, VENUE_EXAMPLE } from '../../fixtures/contract-examples.ts';
 
 const SITE = 'https://cal.example.org';
 const API = `${SITE}/api/calendar/events/v1`;
@@ -21,98 +23,12 @@ export function details(s: string): Record<string, string> {
   };
 }
 
-export const mainHall: WireVenue = {
-  id: 4,
-  author: '1',
-  status: 'publish',
-  date: '2026-11-21 23:44:22',
-  date_utc: '2026-11-21 23:44:22',
-  modified: '2026-11-21 23:44:22',
-  modified_utc: '2026-11-21 23:44:22',
-  url: `${SITE}/venue/main-hall/`,
-  venue: 'Main Hall',
-  description: '<p>The main hall</p>',
-  slug: 'main-hall',
-  address: '1 Main St',
-  city: 'Springfield',
-  country: 'United States',
-  state: 'IL',
-  zip: '62701',
-  phone: '+1 555 0100',
-  website: 'https://example.com/hall',
-  stateprovince: 'IL',
-  json_ld: {
-    '@type': 'Place',
-    name: 'Main Hall',
-    description: 'The main hall',
-    url: '',
-    address: {
-      '@type': 'PostalAddress',
-      streetAddress: '1 Main St',
-      addressLocality: 'Springfield',
-      addressRegion: 'IL',
-      postalCode: '62701',
-      addressCountry: 'United States',
-    },
-    telephone: '+1 555 0100',
-    sameAs: 'https://example.com/hall',
-  },
-  show_map: true,
-  show_map_link: false,
-  global_id: 'cal.example.org?id=4',
-  global_id_lineage: ['cal.example.org?id=4'],
-};
+export const mainHall: WireVenue = EVENT_EXAMPLE.venue;
 
 /** A.2 `POST /venues` → 201: no description, address, state, phone, website, image keys. */
-export const secondVenue: WireVenue = {
-  id: 5,
-  author: '1',
-  status: 'publish',
-  date: '2026-11-21 23:44:23',
-  date_utc: '2026-11-21 23:44:23',
-  modified: '2026-11-21 23:44:23',
-  modified_utc: '2026-11-21 23:44:23',
-  url: `${SITE}/venue/second-venue/`,
-  venue: 'Second Venue',
-  slug: 'second-venue',
-  city: 'Berlin',
-  country: 'Germany',
-  province: 'Berlin',
-  zip: '10115',
-  stateprovince: 'Berlin',
-  show_map: true,
-  show_map_link: true,
-  global_id: 'cal.example.org?id=5',
-  global_id_lineage: ['cal.example.org?id=5'],
-};
+export const secondVenue: WireVenue = VENUE_EXAMPLE;
 
-export const janeOrg: WireOrganizer = {
-  id: 6,
-  author: '1',
-  status: 'publish',
-  date: '2026-11-21 23:44:23',
-  date_utc: '2026-11-21 23:44:23',
-  modified: '2026-11-21 23:44:23',
-  modified_utc: '2026-11-21 23:44:23',
-  url: `${SITE}/organizer/jane-org/`,
-  organizer: 'Jane Org',
-  description: '<p>Organizer bio</p>',
-  slug: 'jane-org',
-  phone: '+1 555 0199',
-  website: 'https://example.com/jane',
-  email: 'jane@example.com',
-  json_ld: {
-    '@type': 'Person',
-    name: 'Jane Org',
-    description: 'Organizer bio',
-    url: 'https://example.com/jane',
-    telephone: '+1 555 0199',
-    email: 'jane@example.com',
-    sameAs: 'https://example.com/jane',
-  },
-  global_id: 'cal.example.org?id=6',
-  global_id_lineage: ['cal.example.org?id=6'],
-};
+export const janeOrg: WireOrganizer = EVENT_EXAMPLE.organizer[0];
 
 /** An organizer without e-mail, as A.2 omits it. */
 export const noMailOrg: WireOrganizer = {
@@ -153,70 +69,11 @@ function term(
   };
 }
 
-/** A.1 `GET /events/8`, single-GET shape with `json_ld`. */
+/** A.1 `GET /events/8`, single-GET shape, its `json_ld` with the venue's and organizer's filled in. */
 export const fullEvent: WireEvent = {
-  id: 8,
-  global_id: 'cal.example.org?id=8',
-  global_id_lineage: ['cal.example.org?id=8'],
-  author: '1',
-  status: 'publish',
-  date: '2026-11-21 23:44:25',
-  date_utc: '2026-11-21 23:44:25',
-  modified: '2026-11-21 23:44:25',
-  modified_utc: '2026-11-21 23:44:25',
-  url: `${SITE}/event/full-event/`,
-  rest_url: `${API}/events/8`,
-  title: 'Full Event',
-  description: '<p>Full description</p>',
-  excerpt: '<p>Short</p>',
-  slug: 'full-event',
-  image: false,
-  all_day: false,
-  start_date: '2027-03-01 19:00:00',
-  start_date_details: details('2027-03-01 19:00:00'),
-  end_date: '2027-03-01 22:00:00',
-  end_date_details: details('2027-03-01 22:00:00'),
-  utc_start_date: '2027-03-02 00:00:00',
-  utc_start_date_details: details('2027-03-02 00:00:00'),
-  utc_end_date: '2027-03-02 03:00:00',
-  utc_end_date_details: details('2027-03-02 03:00:00'),
-  timezone: 'America/New_York',
-  timezone_abbr: 'EST',
-  cost: '$25',
-  cost_details: { currency_symbol: '', currency_code: '', currency_position: '', values: ['25'] },
-  website: 'https://example.com/full',
-  show_map: true,
-  show_map_link: true,
-  hide_from_listings: false,
-  sticky: false,
-  featured: true,
-  categories: [term(2, 'Concerts', 'concerts', 'tribe_events_cat', 'Live music')],
-  tags: [term(4, 'Outdoor', 'outdoor', 'post_tag', 'Outside events')],
-  venue: mainHall,
-  organizer: [janeOrg],
-  json_ld: {
-    '@context': 'http://schema.org',
-    '@type': 'Event',
-    name: 'Full Event',
-    description: 'Short',
-    url: `${SITE}/event/full-event/`,
-    eventAttendanceMode: 'https://schema.org/OfflineEventAttendanceMode',
-    eventStatus: 'https://schema.org/EventScheduled',
-    startDate: '2027-03-01T19:00:00-05:00',
-    endDate: '2027-03-01T22:00:00-05:00',
-    location: mainHall.json_ld,
-    organizer: janeOrg.json_ld,
-    offers: {
-      '@type': 'Offer',
-      price: '25',
-      priceCurrency: 'USD',
-      url: `${SITE}/event/full-event/`,
-      category: 'primary',
-      availability: 'inStock',
-      validFrom: '2026-11-21T00:00:00+00:00',
-    },
-    performer: 'Organization',
-  },
+  ...EVENT_EXAMPLE,
+  image: false, // as it is, typed `false` (the example's literal widens to boolean)
+  json_ld: { ...EVENT_EXAMPLE.json_ld, location: mainHall.json_ld, organizer: janeOrg.json_ld },
 };
 
 /** The list-item shape of an event: no `json_ld` anywhere (A.7). */

@@ -25,11 +25,8 @@ const basic = (login: string, password: string) => ({
   authorization: `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`,
 });
 
-async function create(as: Role, body: Record<string, unknown> = {}) {
-  const res = await h.call('POST', '/events', { as, body: { ...JAZZ, ...body } });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
+const create = (as: Role, body: Record<string, unknown> = {}) =>
+  h.created('/events', { ...JAZZ, ...body }, as);
 
 function expect401(res: Res, code: string) {
   expect(res.status).toBe(401);

@@ -9,6 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localToUtc } from '../../../src/model/datetime.ts';
 import type { EventRecord, TermRecord } from '../../../src/server/store/store.ts';
+import { eventRecord, termRecord } from '../fixtures.ts';
 import { BASE, type Harness, makeApp } from '../harness.ts';
 
 type Res = Awaited<ReturnType<Harness['call']>>;
@@ -39,48 +40,27 @@ function seed(s: Seed, harness: Harness = h): EventRecord {
   seq++;
   const { title, start, end, ...over } = s;
   const timezone = over.timezone ?? 'UTC';
-  return harness.store.insertEvent({
-    kind: 'event',
-    author: harness.users.administrator.id,
-    status: 'publish',
-    slug: `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${seq}`,
-    date_utc: '2026-11-01 10:00:00',
-    modified_utc: '2026-11-01 10:00:00',
-    modified_set: false,
-    image_id: null,
-    title,
-    description: '',
-    excerpt: '',
-    timezone,
-    all_day: false,
-    start_local: start,
-    end_local: end,
-    start_utc: localToUtc(start, timezone),
-    end_utc: localToUtc(end, timezone),
-    cost: null,
-    website: null,
-    show_map: false,
-    show_map_link: false,
-    hide_from_listings: false,
-    sticky: false,
-    featured: false,
-    venue_id: null,
-    organizer_ids: [],
-    category_ids: [],
-    tag_ids: [],
-    password: null,
-    ...over,
-  });
+  return harness.store.insertEvent(
+    eventRecord({
+      author: harness.users.administrator.id,
+      slug: `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${seq}`,
+      title,
+      timezone,
+      start_local: start,
+      end_local: end,
+      start_utc: localToUtc(start, timezone),
+      end_utc: localToUtc(end, timezone),
+      ...over,
+    }),
+  );
 }
 
 function term(kind: 'categories' | 'tags', name: string, slug: string, parent = 0): TermRecord {
-  return h.store.insertTerm({ kind, name, slug, description: '', parent });
+  return h.store.insertTerm(termRecord(kind, name, slug, parent));
 }
 
 async function linked(kind: 'venues' | 'organizers', body: Record<string, unknown>): Promise<number> {
-  const res = await h.call('POST', `/${kind}`, { as: 'administrator', body });
-  expect(res.status, res.body).toBe(201);
-  return res.json.id;
+  return (await h.created(`/${kind}`, body)).id;
 }
 
 const ids = (res: Res) => res.json.events.map((e: { id: number }) => e.id);

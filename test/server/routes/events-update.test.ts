@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../../src/model/index.ts';
-import type { Store } from '../../../src/server/store/store.ts';
-import { type Harness, makeApp, NS, SITE } from '../harness.ts';
+import { seedAttachment } from '../fixtures.ts';
+import { type Harness, makeApp, NS, SITE, snapshot } from '../harness.ts';
 
 const EVENT = { title: 'Full Event', start_date: '2027-03-01 19:00:00', end_date: '2027-03-01 22:00:00' };
 
@@ -18,24 +18,8 @@ afterEach(async () => {
   await h.app.close();
 });
 
-async function create(body: Record<string, unknown>, as: Role = 'administrator') {
-  const res = await h.call('POST', '/events', { as, body });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
-
-async function post(path: string, body: Record<string, unknown>) {
-  const res = await h.call('POST', path, { as: 'administrator', body });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
-
-/** Every post and term in the store, to prove that a rejected write wrote nothing. */
-function snapshot(store: Store): string {
-  const ids = Array.from({ length: 300 }, (_, i) => i + 1);
-  const posts = ids.map((id) => store.getPost(id)).filter(Boolean);
-  return JSON.stringify({ posts, terms: [...store.getTermsMany(ids).values()] });
-}
+const create = (body: Record<string, unknown>, as?: Role) => h.created('/events', body, as);
+const post = (path: string, body: Record<string, unknown>) => h.created(path, body);
 
 const BOUNDARY = 'calsyncBoundary42';
 
@@ -53,17 +37,7 @@ async function fullEvent(over: Record<string, unknown> = {}) {
   const first = await post('/organizers', { organizer: 'Jane Org' });
   const second = await post('/organizers', { organizer: 'Joe Org' });
   const category = await post('/categories', { name: 'Concerts' });
-  const image = h.store.insertAttachment({
-    kind: 'attachment',
-    author: 1,
-    url: `${SITE}/uploads/2026/11/poster.png`,
-    source_url: null,
-    mime: 'image/png',
-    width: 800,
-    height: 600,
-    filesize: 2935,
-    date_utc: '2026-11-01 10:00:00',
-  });
+  const image = seedAttachment(h.store);
   const event = await create({
     ...EVENT,
     description: 'Full description',

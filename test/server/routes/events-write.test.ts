@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../../src/model/index.ts';
-import type { AttachmentRecord, Store } from '../../../src/server/store/store.ts';
-import { BASE, type Harness, makeApp, SITE } from '../harness.ts';
+import { JANE, seedAttachment, US_VENUE } from '../fixtures.ts';
+import { BASE, type Harness, makeApp, SITE, snapshot } from '../harness.ts';
 
 const NS_URL = `${BASE}/calendar/events/v1`;
 const EVENT = { title: 'Minimal', start_date: '2027-03-01 19:00:00', end_date: '2027-03-01 22:00:00' };
@@ -27,39 +27,8 @@ afterEach(async () => {
   await rm(uploadsDir, { recursive: true, force: true });
 });
 
-async function create(body: Record<string, unknown>, as: Role = 'administrator') {
-  const res = await h.call('POST', '/events', { as, body });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
-
-async function post(path: string, body: Record<string, unknown>, as: Role = 'administrator') {
-  const res = await h.call('POST', path, { as, body });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
-
-/** Every post and term in the store, to prove that a rejected write wrote nothing. */
-function snapshot(store: Store): string {
-  const ids = Array.from({ length: 300 }, (_, i) => i + 1);
-  const posts = ids.map((id) => store.getPost(id)).filter(Boolean);
-  return JSON.stringify({ posts, terms: [...store.getTermsMany(ids).values()] });
-}
-
-function attachment(store: Store, over: Partial<AttachmentRecord> = {}): AttachmentRecord {
-  return store.insertAttachment({
-    kind: 'attachment',
-    author: 1,
-    url: `${SITE}/uploads/2026/11/poster.png`,
-    source_url: null,
-    mime: 'image/png',
-    width: 800,
-    height: 600,
-    filesize: 2935,
-    date_utc: '2026-11-01 10:00:00',
-    ...over,
-  });
-}
+const create = (body: Record<string, unknown>, as?: Role) => h.created('/events', body, as);
+const post = (path: string, body: Record<string, unknown>, as?: Role) => h.created(path, body, as);
 
 // ---- Images served from a loopback HTTP server ------------------------------------------------
 
@@ -188,25 +157,8 @@ async function fullEventFixture() {
     description: 'Live music',
   });
   const tag = await post('/tags', { name: 'Outdoor', description: 'Outside events' });
-  const venue = await post('/venues', {
-    venue: 'Main Hall',
-    description: 'The main hall',
-    address: '1 Main St',
-    city: 'Springfield',
-    country: 'United States',
-    state: 'IL',
-    zip: '62701',
-    phone: '+1 555 0100',
-    website: 'https://example.com/hall',
-    show_map_link: false,
-  });
-  const organizer = await post('/organizers', {
-    organizer: 'Jane Org',
-    description: 'Organizer bio',
-    phone: '+1 555 0199',
-    website: 'https://example.com/jane',
-    email: 'jane@example.com',
-  });
+  const venue = await post('/venues', { ...US_VENUE, show_map_link: false });
+  const organizer = await post('/organizers', JANE);
   const event = await create({
     title: 'Full Event',
     description: 'Full description',
@@ -938,7 +890,7 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
 
 describe('event images (B.6.2, A.4)', () => {
   it('T081 an attachment id as string or integer gives image id, url, extension and dimensions', async () => {
-    const a = attachment(h.store);
+    const a = seedAttachment(h.store);
     for (const image of [String(a.id), a.id]) {
       const e = await create({ ...EVENT, image });
       expect(e.image).toMatchObject({

@@ -6,6 +6,7 @@
 import ICAL from 'ical.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../../src/model/index.ts';
+import { decodeXml, parseXml } from '../../helpers/xml.ts';
 import { type Harness, makeApp, NS } from '../harness.ts';
 
 const EVENT = { title: 'Concert', start_date: '2027-03-01 19:00:00', end_date: '2027-03-01 22:00:00' };
@@ -29,11 +30,7 @@ afterEach(async () => {
   await h.app.close();
 });
 
-async function create(body: Record<string, unknown>, path = '/events', as: Role = 'administrator') {
-  const res = await h.call('POST', path, { as, body });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
+const create = (body: Record<string, unknown>, path = '/events', as?: Role) => h.created(path, body, as);
 
 const get = (path: string, accept?: string, as?: Role) =>
   h.call('GET', path, { as, headers: accept ? { accept } : {} });
@@ -118,86 +115,6 @@ function parseCsv(csv: string): string[][] {
   }
   if (field !== '' || row.length) throw new Error('last record without CRLF');
   return rows;
-}
-
-interface XmlNode {
-  name: string;
-  attrs: Record<string, string>;
-  children: XmlNode[];
-  text: string;
-}
-
-const NAME = '[A-Za-z_][-.0-9A-Za-z_]*';
-const TOKEN = new RegExp(`<(${NAME})((?:\\s+${NAME}="[^"<]*")*)\\s*(/?)>|</(${NAME})>|([^<]+)|(<)`, 'gy');
-const ATTR = new RegExp(`(${NAME})="([^"<]*)"`, 'g');
-
-function unescapeXml(s: string): string {
-  return s.replace(
-    /&(?:(amp|lt|gt|quot|apos)|#(\d+)|#x([0-9a-fA-F]+));|(&)/g,
-    (_m, named, dec, hex, bare) => {
-      if (bare) throw new Error(`bare & in ${JSON.stringify(s)}`);
-      if (named) return { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" }[named as 'amp']!;
-      return String.fromCodePoint(dec ? Number(dec) : Number.parseInt(hex, 16));
-    },
-  );
-}
-
-/** A strict parser for our XML: throws on anything that is not well-formed. */
-function parseXml(xml: string): XmlNode {
-  const declaration = '<?xml version="1.0" encoding="UTF-8"?>';
-  if (!xml.startsWith(declaration)) throw new Error('missing XML declaration');
-  const body = xml.slice(declaration.length).trim();
-  const root: XmlNode = { name: '#document', attrs: {}, children: [], text: '' };
-  const stack = [root];
-  TOKEN.lastIndex = 0;
-  while (TOKEN.lastIndex < body.length) {
-    const m = TOKEN.exec(body);
-    if (!m) throw new Error(`unparsable at ${TOKEN.lastIndex}`);
-    const top = stack[stack.length - 1];
-    if (m[6]) throw new Error(`stray < at ${m.index}`);
-    if (m[1]) {
-      const attrs: Record<string, string> = {};
-      for (const a of m[2].matchAll(ATTR)) attrs[a[1]] = unescapeXml(a[2]);
-      const node: XmlNode = { name: m[1], attrs, children: [], text: '' };
-      top.children.push(node);
-      if (!m[3]) stack.push(node);
-    } else if (m[4]) {
-      if (m[4] !== top.name) throw new Error(`</${m[4]}> closes <${top.name}>`);
-      stack.pop();
-    } else {
-      if (top === root) throw new Error('text outside the root element');
-      top.text += unescapeXml(m[5]);
-    }
-  }
-  if (stack.length !== 1) throw new Error(`unclosed <${stack[stack.length - 1].name}>`);
-  if (root.children.length !== 1) throw new Error('not exactly one root element');
-  return root.children[0];
-}
-
-/** The JSON value an element stands for (B.12 `type` attributes). */
-function decodeXml(node: XmlNode): unknown {
-  switch (node.attrs.type) {
-    case undefined:
-      return node.text;
-    case 'integer':
-    case 'number':
-      return Number(node.text);
-    case 'boolean':
-      return node.text === 'true';
-    case 'null':
-      return null;
-    case 'array':
-      return node.children.map((c) => {
-        if (c.name !== 'item') throw new Error(`<${c.name}> in an array`);
-        return decodeXml(c);
-      });
-    case 'object':
-      return Object.fromEntries(
-        node.children.map((c) => [c.name === 'field' ? c.attrs.name : c.name, decodeXml(c)]),
-      );
-    default:
-      throw new Error(`unknown type ${node.attrs.type}`);
-  }
 }
 
 // ---- T150–T151: iCalendar ---------------------------------------------------------------------

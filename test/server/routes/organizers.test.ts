@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventRecord, Store } from '../../../src/server/store/store.ts';
+import type { Role } from '../../../src/model/index.ts';
+import { JANE, seedEvent } from '../fixtures.ts';
 import { BASE, type Harness, makeApp } from '../harness.ts';
 
 let h: Harness;
@@ -10,59 +11,7 @@ afterEach(async () => {
   await h.app.close();
 });
 
-const JANE = {
-  organizer: 'Jane Org',
-  description: 'Organizer bio',
-  phone: '+1 555 0199',
-  website: 'https://example.com/jane',
-  email: 'jane@example.com',
-};
-
-type Role = 'administrator' | 'editor' | 'author' | 'contributor';
-
-async function createOrganizer(body: Record<string, unknown>, as: Role = 'administrator') {
-  const res = await h.call('POST', '/organizers', { as, body });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
-
-let seq = 0;
-/** An event straight into the store: these tests are about organizers, not event writes. */
-function seedEvent(store: Store, over: Partial<EventRecord> = {}): EventRecord {
-  seq++;
-  return store.insertEvent({
-    kind: 'event',
-    author: 1,
-    status: 'publish',
-    slug: `seeded-${seq}`,
-    date_utc: '2026-11-01 10:00:00',
-    modified_utc: '2026-11-01 10:00:00',
-    modified_set: false,
-    image_id: null,
-    title: `Seeded ${seq}`,
-    description: '',
-    excerpt: '',
-    timezone: 'UTC',
-    all_day: false,
-    start_local: '2027-03-01 19:00:00',
-    end_local: '2027-03-01 22:00:00',
-    start_utc: '2027-03-01 19:00:00',
-    end_utc: '2027-03-01 22:00:00',
-    cost: null,
-    website: null,
-    show_map: false,
-    show_map_link: false,
-    hide_from_listings: false,
-    sticky: false,
-    featured: false,
-    venue_id: null,
-    organizer_ids: [],
-    category_ids: [],
-    tag_ids: [],
-    password: null,
-    ...over,
-  });
-}
+const createOrganizer = (body: Record<string, unknown>, as?: Role) => h.created('/organizers', body, as);
 
 const organizerCount = async () =>
   (

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../../src/model/index.ts';
 import type { WriteContext } from '../../../src/server/services/context.ts';
 import { resolveTermRefs } from '../../../src/server/services/term-write.ts';
-import type { EventRecord, Store } from '../../../src/server/store/store.ts';
+import { seedEvent } from '../fixtures.ts';
 import { BASE, type Harness, makeApp, SITE } from '../harness.ts';
 
 let h: Harness;
@@ -15,53 +15,8 @@ afterEach(async () => {
 
 const NSURL = `${BASE}/calendar/events/v1`;
 
-async function create(
-  kind: 'categories' | 'tags',
-  body: Record<string, unknown>,
-  as: Role = 'administrator',
-) {
-  const res = await h.call('POST', `/${kind}`, { as, body });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
-
-let seq = 0;
-/** An event straight into the store: these tests are about terms, not event writes. */
-function seedEvent(store: Store, over: Partial<EventRecord> = {}): EventRecord {
-  seq++;
-  return store.insertEvent({
-    kind: 'event',
-    author: 1,
-    status: 'publish',
-    slug: `seeded-${seq}`,
-    date_utc: '2026-11-01 10:00:00',
-    modified_utc: '2026-11-01 10:00:00',
-    modified_set: false,
-    image_id: null,
-    title: `Seeded ${seq}`,
-    description: '',
-    excerpt: '',
-    timezone: 'UTC',
-    all_day: false,
-    start_local: '2027-03-01 19:00:00',
-    end_local: '2027-03-01 22:00:00',
-    start_utc: '2027-03-01 19:00:00',
-    end_utc: '2027-03-01 22:00:00',
-    cost: null,
-    website: null,
-    show_map: false,
-    show_map_link: false,
-    hide_from_listings: false,
-    sticky: false,
-    featured: false,
-    venue_id: null,
-    organizer_ids: [],
-    category_ids: [],
-    tag_ids: [],
-    password: null,
-    ...over,
-  });
-}
+const create = (kind: 'categories' | 'tags', body: Record<string, unknown>, as?: Role) =>
+  h.created(`/${kind}`, body, as);
 
 describe('POST /categories and /tags', () => {
   it('T130 creates a category with count 0, parent 0, meta [], its permalink, _links and a Location', async () => {

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Role } from '../../../src/model/index.ts';
 import { canRead } from '../../../src/server/auth/capabilities.ts';
 import { findOrCreateLinked } from '../../../src/server/services/linked-write.ts';
-import type { EventRecord, Store, VenueRecord } from '../../../src/server/store/store.ts';
+import type { VenueRecord } from '../../../src/server/store/store.ts';
+import { seedAttachment, seedEvent, US_VENUE } from '../fixtures.ts';
 import { BASE, type Harness, makeApp } from '../harness.ts';
 
 let h: Harness;
@@ -12,64 +14,7 @@ afterEach(async () => {
   await h.app.close();
 });
 
-const US_VENUE = {
-  venue: 'Main Hall',
-  description: 'The main hall',
-  address: '1 Main St',
-  city: 'Springfield',
-  country: 'United States',
-  state: 'IL',
-  zip: '62701',
-  phone: '+1 555 0100',
-  website: 'https://example.com/hall',
-};
-
-async function createVenue(
-  body: Record<string, unknown>,
-  as: 'administrator' | 'editor' | 'author' | 'contributor' = 'administrator',
-) {
-  const res = await h.call('POST', '/venues', { as, body });
-  expect(res.status, res.body).toBe(201);
-  return res.json;
-}
-
-let seq = 0;
-/** An event straight into the store: these tests are about venues, not event writes. */
-function seedEvent(store: Store, over: Partial<EventRecord> = {}): EventRecord {
-  seq++;
-  return store.insertEvent({
-    kind: 'event',
-    author: 1,
-    status: 'publish',
-    slug: `seeded-${seq}`,
-    date_utc: '2026-11-01 10:00:00',
-    modified_utc: '2026-11-01 10:00:00',
-    modified_set: false,
-    image_id: null,
-    title: `Seeded ${seq}`,
-    description: '',
-    excerpt: '',
-    timezone: 'UTC',
-    all_day: false,
-    start_local: '2027-03-01 19:00:00',
-    end_local: '2027-03-01 22:00:00',
-    start_utc: '2027-03-01 19:00:00',
-    end_utc: '2027-03-01 22:00:00',
-    cost: null,
-    website: null,
-    show_map: false,
-    show_map_link: false,
-    hide_from_listings: false,
-    sticky: false,
-    featured: false,
-    venue_id: null,
-    organizer_ids: [],
-    category_ids: [],
-    tag_ids: [],
-    password: null,
-    ...over,
-  });
-}
+const createVenue = (body: Record<string, unknown>, as?: Role) => h.created('/venues', body, as);
 
 const venueCount = async () =>
   (await h.call('GET', '/venues?status=publish,draft,pending,private,future,trash', { as: 'administrator' }))
@@ -253,17 +198,7 @@ describe('POST /venues', () => {
   });
 
   it('B.6.2 image takes a stored attachment id; an unknown id is a 400 and a contributor URL a 403', async () => {
-    const img = h.store.insertAttachment({
-      kind: 'attachment',
-      author: 1,
-      url: 'https://cal.example.org/uploads/2026/11/poster.png',
-      source_url: null,
-      mime: 'image/png',
-      width: 800,
-      height: 600,
-      filesize: 2935,
-      date_utc: '2026-11-21 12:00:00',
-    });
+    const img = seedAttachment(h.store, { date_utc: '2026-11-21 12:00:00' });
     const v = await createVenue({ venue: 'Pictured', image: String(img.id) });
     expect(v.image).toEqual({
       url: img.url,
@@ -432,11 +367,8 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
 
 describe('POST|PUT|PATCH /venues/{id}', () => {
   it('T117 PATCH city keeps stateprovince, image and show_map_link (D1, E10)', async () => {
-    const img = h.store.insertAttachment({
-      kind: 'attachment',
-      author: 1,
+    const img = seedAttachment(h.store, {
       url: 'https://cal.example.org/uploads/2026/11/hall.jpg',
-      source_url: null,
       mime: 'image/jpeg',
       width: 10,
       height: 10,

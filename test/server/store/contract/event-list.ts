@@ -1,6 +1,7 @@
 /** Contract: `listEvents` (B.5) — bounds, order, hidden events, include, visibility, filters, paging. */
 import { describe, expect, it } from 'vitest';
 import type { OrganizerRecord, VenueRecord } from '../../../../src/server/store/store.ts';
+import { termRecord } from '../../fixtures.ts';
 import {
   EDITOR,
   eventOn,
@@ -135,8 +136,7 @@ export function eventListContract(open: OpenStore): void {
 
     it('term filters are OR within a list and AND across categories and tags', () => {
       const s = store();
-      const term = (kind: 'categories' | 'tags', name: string) =>
-        s.insertTerm({ kind, name, slug: name.toLowerCase(), description: '', parent: 0 }).id;
+      const term = (kind: 'categories' | 'tags', name: string) => s.insertTerm(termRecord(kind, name)).id;
       const [music, film] = [term('categories', 'Music'), term('categories', 'Film')];
       const free = term('tags', 'Free');
       const a = s.insertEvent(eventOn(10, 10, { category_ids: [music], tag_ids: [free] }));
@@ -151,8 +151,7 @@ export function eventListContract(open: OpenStore): void {
 
     it('rare and common terms page and count alike', () => {
       const s = store();
-      const term = (kind: 'categories' | 'tags', name: string) =>
-        s.insertTerm({ kind, name, slug: name.toLowerCase(), description: '', parent: 0 }).id;
+      const term = (kind: 'categories' | 'tags', name: string) => s.insertTerm(termRecord(kind, name)).id;
       const [common, rare, tag] = [
         term('categories', 'Common'),
         term('categories', 'Rare'),
@@ -200,14 +199,8 @@ export function eventListContract(open: OpenStore): void {
     it('listed events carry their links, as getEvent reads them', () => {
       const s = store();
       const org = s.insertLinked<OrganizerRecord>(newOrganizer());
-      const cat = s.insertTerm({
-        kind: 'categories',
-        name: 'Music',
-        slug: 'music',
-        description: '',
-        parent: 0,
-      });
-      const tag = s.insertTerm({ kind: 'tags', name: 'Free', slug: 'free', description: '', parent: 0 });
+      const cat = s.insertTerm(termRecord('categories', 'Music'));
+      const tag = s.insertTerm(termRecord('tags', 'Free'));
       for (let day = 1; day <= 5; day++) {
         s.insertEvent(eventOn(day, 10, { organizer_ids: day % 2 ? [org.id] : [], category_ids: [cat.id] }));
       }

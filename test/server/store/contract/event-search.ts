@@ -1,6 +1,7 @@
 /** Contract: event search words (B.5) — case-insensitive substrings, every word, kept up to date. */
 import { describe, expect, it } from 'vitest';
 import type { Store } from '../../../../src/server/store/store.ts';
+import { termRecord } from '../../fixtures.ts';
 import { eventOn, eventQuery, ids, type OpenStore, useStore } from './fixtures.ts';
 
 function search(s: Store, ...words: string[]): number[] {
@@ -97,13 +98,7 @@ export function eventSearchContract(open: OpenStore): void {
 
     it('search combines with date bounds and term filters', () => {
       const s = store();
-      const cat = s.insertTerm({
-        kind: 'categories',
-        name: 'Music',
-        slug: 'music',
-        description: '',
-        parent: 0,
-      });
+      const cat = s.insertTerm(termRecord('categories', 'Music'));
       s.insertEvent(eventOn(1, 10, { title: 'Jazz early', category_ids: [cat.id] }));
       const hit = s.insertEvent(eventOn(15, 10, { title: 'Jazz', category_ids: [cat.id] }));
       s.insertEvent(eventOn(16, 10, { title: 'Jazz without category' }));

@@ -9,6 +9,7 @@ import type {
   VenueRecord,
   Visibility,
 } from '../../../../src/server/store/store.ts';
+import { eventRecord } from '../../fixtures.ts';
 
 export type OpenStore = () => Store;
 
@@ -41,38 +42,16 @@ export function march(day: number, hour = 10): string {
 }
 
 export function newEvent(over: Partial<Omit<EventRecord, 'id' | 'kind'>> = {}): Omit<EventRecord, 'id'> {
-  return {
-    kind: 'event',
-    author: 1,
-    status: 'publish',
-    slug: '',
+  return eventRecord({
     date_utc: '2027-01-01 09:00:00',
     modified_utc: '2027-01-01 09:00:00',
-    modified_set: false,
-    image_id: null,
     title: 'An event',
-    description: '',
-    excerpt: '',
-    timezone: 'UTC',
-    all_day: false,
     start_local: march(10),
     end_local: march(10, 12),
     start_utc: march(10),
     end_utc: march(10, 12),
-    cost: null,
-    website: null,
-    show_map: false,
-    show_map_link: false,
-    hide_from_listings: false,
-    sticky: false,
-    featured: false,
-    venue_id: null,
-    organizer_ids: [],
-    category_ids: [],
-    tag_ids: [],
-    password: null,
     ...over,
-  };
+  });
 }
 
 /** An event starting on March `day` at `hour` UTC, lasting two hours. */

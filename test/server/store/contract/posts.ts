@@ -1,6 +1,7 @@
 /** Contract: single posts — ids, round trips, links, slugs, deletes, create-or-find, attachments. */
 import { describe, expect, it } from 'vitest';
 import type { EventRecord, OrganizerRecord, VenueRecord } from '../../../../src/server/store/store.ts';
+import { termRecord } from '../../fixtures.ts';
 import { newEvent, newOrganizer, newVenue, type OpenStore, useStore } from './fixtures.ts';
 
 const EVENT_KEYS = [
@@ -119,14 +120,8 @@ export function postContract(open: OpenStore): void {
       const s = store();
       const [a, b] = ['A', 'B'].map((n) => s.insertLinked<OrganizerRecord>(newOrganizer({ organizer: n })));
       const venue = s.insertLinked<VenueRecord>(newVenue());
-      const cat = s.insertTerm({
-        kind: 'categories',
-        name: 'Music',
-        slug: 'music',
-        description: '',
-        parent: 0,
-      });
-      const tag = s.insertTerm({ kind: 'tags', name: 'Free', slug: 'free', description: '', parent: 0 });
+      const cat = s.insertTerm(termRecord('categories', 'Music'));
+      const tag = s.insertTerm(termRecord('tags', 'Free'));
       const event = s.insertEvent(newEvent({ organizer_ids: [a.id], category_ids: [cat.id] }));
       const next: EventRecord = {
         ...event,
@@ -180,13 +175,7 @@ export function postContract(open: OpenStore): void {
     it('deletePost removes an event and its links; the linked venue and terms stay', () => {
       const s = store();
       const venue = s.insertLinked<VenueRecord>(newVenue());
-      const cat = s.insertTerm({
-        kind: 'categories',
-        name: 'Music',
-        slug: 'music',
-        description: '',
-        parent: 0,
-      });
+      const cat = s.insertTerm(termRecord('categories', 'Music'));
       const event = s.insertEvent(newEvent({ venue_id: venue.id, category_ids: [cat.id] }));
       expect(s.getTerm('categories', cat.id)!.count).toBe(1);
       s.deletePost(event.id);

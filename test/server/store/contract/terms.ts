@@ -2,10 +2,11 @@
 import { describe, expect, it } from 'vitest';
 import type { TermKind } from '../../../../src/model/index.ts';
 import type { Store, TermQuery } from '../../../../src/server/store/store.ts';
+import { termRecord } from '../../fixtures.ts';
 import { eventOn, ids, type OpenStore, useStore } from './fixtures.ts';
 
 function addTerm(s: Store, kind: TermKind, name: string, parent = 0, slug = name.toLowerCase()) {
-  return s.insertTerm({ kind, name, slug, description: '', parent });
+  return s.insertTerm(termRecord(kind, name, slug, parent));
 }
 
 function termQuery(over: Partial<TermQuery> = {}): TermQuery {

@@ -1,6 +1,7 @@
 /** Contract: users and application passwords (B.2), and `transaction`. */
 import { describe, expect, it } from 'vitest';
 import type { VenueRecord } from '../../../../src/server/store/store.ts';
+import { termRecord } from '../../fixtures.ts';
 import { eventOn, eventQuery, newVenue, type OpenStore, useStore } from './fixtures.ts';
 
 export function userContract(open: OpenStore): void {
@@ -87,7 +88,7 @@ export function transactionContract(open: OpenStore): void {
         s.transaction(() => {
           s.insertEvent(eventOn(10, 10, { venue_id: venue.id }));
           s.updateLinked({ ...venue, venue: 'During' });
-          s.insertTerm({ kind: 'tags', name: 'T', slug: 't', description: '', parent: 0 });
+          s.insertTerm(termRecord('tags', 'T'));
           throw boom;
         }),
       ).toThrow(boom);
