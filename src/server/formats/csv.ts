@@ -103,7 +103,7 @@ function rawText(
   field: 'description' | 'excerpt',
   opts: CsvOptions | undefined,
 ): string {
-  return opts?.raw?.(item, field) ?? unautop(text(item[field]));
+  return opts?.raw?.(item, field) ?? unautop(text((item as Record<string, unknown>)[field]));
 }
 
 // The wire's A.6 position is `prefix`/`postfix`; the importer reads `prefix`/`suffix`.

@@ -209,7 +209,7 @@ describe('venuesToCsv', () => {
   it('writes the venue image URL', () => {
     const withImage = {
       ...secondVenue,
-      image: { url: 'https://cal.example.org/wp-content/uploads/hall.jpg', id: 81 },
+      image: { url: 'https://cal.example.org/wp-content/uploads/hall.jpg', id: 81, extension: 'jpg' },
     };
     expect(records(venuesToCsv([withImage]))[0].featured_image).toBe(
       'https://cal.example.org/wp-content/uploads/hall.jpg',

@@ -5,6 +5,8 @@
  * is A.2's `POST /venues`. The other events vary one thing each and are derived with `makeEvent`.
  */
 
+import { dateDetails } from '../../../src/model/datetime.ts';
+import { Event } from '../../../src/model/index.ts';
 import type { WireEvent, WireOrganizer, WireVenue } from '../../../src/server/formats/wire.ts';
 import { EVENT_EXAMPLE, VENUE_EXAMPLE } from '../../fixtures/contract-examples.ts';
 
@@ -12,16 +14,7 @@ const SITE = 'https://cal.example.org';
 const API = `${SITE}/api/calendar/events/v1`;
 
 /** A.5 date details of a `YYYY-MM-DD HH:MM:SS` string. */
-export function details(s: string): Record<string, string> {
-  return {
-    year: s.slice(0, 4),
-    month: s.slice(5, 7),
-    day: s.slice(8, 10),
-    hour: s.slice(11, 13),
-    minutes: s.slice(14, 16),
-    seconds: s.slice(17, 19),
-  };
-}
+export const details = dateDetails;
 
 export const mainHall: WireVenue = EVENT_EXAMPLE.venue;
 
@@ -63,18 +56,17 @@ function term(
     description,
     parent: 0,
     count: 1,
-    filter: 'raw',
+    filter: 'raw' as const,
     id,
     urls: { self: `${collection}/${id}`, collection },
   };
 }
 
 /** A.1 `GET /events/8`, single-GET shape, its `json_ld` with the venue's and organizer's filled in. */
-export const fullEvent: WireEvent = {
+export const fullEvent: WireEvent = Event.parse({
   ...EVENT_EXAMPLE,
-  image: false, // as it is, typed `false` (the example's literal widens to boolean)
   json_ld: { ...EVENT_EXAMPLE.json_ld, location: mainHall.json_ld, organizer: janeOrg.json_ld },
-};
+});
 
 /** The list-item shape of an event: no `json_ld` anywhere (A.7). */
 export function listItem(e: WireEvent): WireEvent {
