@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { CostDetails, DateDetails, GlobalIds, ImageOrFalse, listPaging } from './common.ts';
 import { isValidCostInput } from './cost.ts';
-import { normalizeTimezone } from './datetime.ts';
 import { Organizer } from './organizer.ts';
 import {
   httpUrl,
@@ -16,6 +15,7 @@ import {
 import { OrganizerRefs, TermRefs, VenueRef } from './refs.ts';
 import { WritableStatus } from './status.ts';
 import { EmbeddedTerm } from './term.ts';
+import { normalizeTimezone } from './timezone.ts';
 import { Venue } from './venue.ts';
 
 export const EventWrite = z.object({

@@ -6,67 +6,9 @@ import {
   formatUtcNow,
   isoWithOffset,
   localToUtc,
-  normalizeTimezone,
   parseDateInput,
-  timezoneAbbr,
   utcToLocal,
 } from '../../src/model/datetime.ts';
-
-describe('normalizeTimezone', () => {
-  it('spells IANA names canonically whatever the case', () => {
-    expect(normalizeTimezone('europe/berlin')).toBe('Europe/Berlin');
-    expect(normalizeTimezone('AMERICA/NEW_YORK')).toBe('America/New_York');
-    expect(normalizeTimezone(' America/Argentina/Buenos_Aires ')).toBe('America/Argentina/Buenos_Aires');
-    expect(normalizeTimezone('pacific/kiritimati')).toBe('Pacific/Kiritimati');
-  });
-
-  it('keeps aliases as given, in tzdata case, instead of ICU’s target', () => {
-    expect(normalizeTimezone('us/eastern')).toBe('US/Eastern');
-    expect(normalizeTimezone('asia/kolkata')).toBe('Asia/Kolkata');
-    expect(normalizeTimezone('Asia/Calcutta')).toBe('Asia/Calcutta');
-    expect(normalizeTimezone('europe/kyiv')).toBe('Europe/Kyiv');
-    expect(normalizeTimezone('etc/gmt+12')).toBe('Etc/GMT+12');
-    expect(normalizeTimezone('est5edt')).toBe('EST5EDT');
-    expect(normalizeTimezone('america/knox_in')).toBe('America/Knox_IN');
-    expect(normalizeTimezone('chile/easterisland')).toBe('Chile/EasterIsland');
-    expect(normalizeTimezone('Europe/Isle_Of_Man')).toBe('Europe/Isle_of_Man');
-  });
-
-  it('reads UTC, Z and GMT as UTC', () => {
-    for (const input of ['UTC', 'utc', 'Z', 'z', 'GMT', 'UTC+0', '+00:00', '-00:00']) {
-      expect(normalizeTimezone(input)).toBe('UTC');
-    }
-  });
-
-  it('writes offsets as UTC±H[:MM]', () => {
-    expect(normalizeTimezone('UTC+2')).toBe('UTC+2');
-    expect(normalizeTimezone('utc+02')).toBe('UTC+2');
-    expect(normalizeTimezone('UTC+2:30')).toBe('UTC+2:30');
-    expect(normalizeTimezone('+02:00')).toBe('UTC+2');
-    expect(normalizeTimezone('-03:30')).toBe('UTC-3:30');
-    expect(normalizeTimezone('UTC-3:30')).toBe('UTC-3:30');
-    expect(normalizeTimezone('UTC+0545')).toBe('UTC+5:45');
-    expect(normalizeTimezone('UTC+5.5')).toBe('UTC+5:30');
-    expect(normalizeTimezone('UTC+14')).toBe('UTC+14');
-    expect(normalizeTimezone('UTC-12')).toBe('UTC-12');
-  });
-
-  it('rejects what names no zone', () => {
-    const inputs = [
-      'Mars/Olympus',
-      '',
-      '  ',
-      'UTC+25',
-      'UTC+14:30',
-      'UTC+2:60',
-      'GMT+2',
-      'Factory',
-      '12',
-      'x',
-    ];
-    for (const input of inputs) expect(normalizeTimezone(input), input).toBeNull();
-  });
-});
 
 describe('parseDateInput', () => {
   it('T066: reads a wall time in the zone (New York 19:00 EST = 00:00 UTC next day)', () => {
@@ -222,52 +164,6 @@ describe('localToUtc and utcToLocal', () => {
   it('throw on anything but the wire format', () => {
     expect(() => utcToLocal('2027-06-01T10:00:00', 'UTC')).toThrow(RangeError);
     expect(() => localToUtc('2027-06-01', 'UTC')).toThrow(RangeError);
-  });
-});
-
-describe('timezoneAbbr', () => {
-  it('T066: New York in winter is EST, in summer EDT', () => {
-    expect(timezoneAbbr('America/New_York', '2027-03-02 00:00:00')).toBe('EST');
-    expect(timezoneAbbr('America/New_York', '2027-07-01 00:00:00')).toBe('EDT');
-  });
-
-  it('T069: a fixed-offset zone repeats its name', () => {
-    expect(timezoneAbbr('UTC+2', '2027-06-01 08:00:00')).toBe('UTC+2');
-    expect(timezoneAbbr('UTC-3:30', '2027-06-01 08:00:00')).toBe('UTC-3:30');
-    expect(timezoneAbbr('UTC', '2027-06-01 08:00:00')).toBe('UTC');
-  });
-
-  it('gives the letters PHP prints for Europe', () => {
-    expect(timezoneAbbr('Europe/Berlin', '2027-01-15 12:00:00')).toBe('CET');
-    expect(timezoneAbbr('Europe/Berlin', '2027-07-15 12:00:00')).toBe('CEST');
-    expect(timezoneAbbr('Europe/London', '2027-01-15 12:00:00')).toBe('GMT');
-    expect(timezoneAbbr('Europe/London', '2027-07-15 12:00:00')).toBe('BST');
-    expect(timezoneAbbr('Europe/Dublin', '2027-07-15 12:00:00')).toBe('IST');
-    expect(timezoneAbbr('Europe/Moscow', '2027-07-15 12:00:00')).toBe('MSK');
-  });
-
-  it('gives the letters PHP prints elsewhere', () => {
-    expect(timezoneAbbr('Asia/Kolkata', '2027-07-15 12:00:00')).toBe('IST');
-    expect(timezoneAbbr('Asia/Tokyo', '2027-07-15 12:00:00')).toBe('JST');
-    expect(timezoneAbbr('Australia/Sydney', '2027-01-15 12:00:00')).toBe('AEDT');
-    expect(timezoneAbbr('Pacific/Auckland', '2027-07-15 12:00:00')).toBe('NZST');
-    expect(timezoneAbbr('Africa/Nairobi', '2027-07-15 12:00:00')).toBe('EAT');
-    expect(timezoneAbbr('Etc/UTC', '2027-07-15 12:00:00')).toBe('UTC');
-  });
-
-  it('prints the numeric offset where tzdata has no letters', () => {
-    expect(timezoneAbbr('Etc/GMT+12', '2027-07-15 12:00:00')).toBe('-12');
-    expect(timezoneAbbr('Pacific/Kiritimati', '2027-07-15 12:00:00')).toBe('+14');
-    expect(timezoneAbbr('Asia/Kathmandu', '2027-07-15 12:00:00')).toBe('+0545');
-    expect(timezoneAbbr('America/Sao_Paulo', '2027-07-15 12:00:00')).toBe('-03');
-    expect(timezoneAbbr('Asia/Dubai', '2027-07-15 12:00:00')).toBe('+04');
-    expect(timezoneAbbr('Atlantic/Azores', '2027-07-15 12:00:00')).toBe('+00');
-  });
-
-  it('answers the same from the cache', () => {
-    const first = timezoneAbbr('America/Chicago', '2027-01-15 12:00:00');
-    expect(timezoneAbbr('America/Chicago', '2027-02-15 12:00:00')).toBe(first);
-    expect(first).toBe('CST');
   });
 });
 

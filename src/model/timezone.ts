@@ -1,0 +1,152 @@
+// Time zones of the contract: `timezone` names (B.6.1) read into a canonical `Zone`, and each zone's UTC
+// offsets at an instant, for datetime.ts and timezone-abbr.ts. Pure and independent of the host zone:
+// instants are epoch milliseconds, wall times are "epoch milliseconds as if the wall time were UTC".
+// Offsets come from luxon's IANAZone (Intl underneath), memoised per zone and hour because serialising an
+// event asks for them several times. Wall time → instant is resolved here, not by luxon's
+// DateTime.fromObject, whose choice in a DST overlap depends on the current date.
+
+import { IANAZone } from 'luxon';
+import { DAY, HOUR, pad2, SECOND } from './civil-time.ts';
+
+/** Canonical zone: IANA name in canonical case (`America/New_York`), `UTC`, or `UTC+2`, `UTC-3:30`. */
+export type Zone = string;
+
+// ---- Time zone names -------------------------------------------------------------------------
+
+// `UTC+2`, `UTC+02`, `UTC+2:30`, `UTC+0230`, `+02:00`, `-0330`, and WordPress's `UTC+5.5`.
+const OFFSET_NAME = /^(?:UTC)?([+-])(\d{1,2})(?::?(\d{2})|\.(\d{1,2}))?$/i;
+const MAX_OFFSET_MINUTES = 14 * 60;
+
+/** `input` as a canonical Zone, or `null` if it names no zone (B.6.1). */
+export function normalizeTimezone(input: string): Zone | null {
+  const name = input.trim();
+  if (/^(?:UTC|GMT|Z)$/i.test(name)) return 'UTC';
+  const minutes = offsetNameMinutes(name);
+  if (minutes !== undefined) return minutes === null ? null : fixedZoneName(minutes);
+  return canonicalIana(name);
+}
+
+// undefined: not an offset at all; null: an offset out of range.
+function offsetNameMinutes(name: string): number | null | undefined {
+  const m = OFFSET_NAME.exec(name);
+  if (!m) return undefined;
+  const minutes = m[4] !== undefined ? Number(`0.${m[4]}`) * 60 : Number(m[3] ?? 0);
+  const total = Number(m[2]) * 60 + minutes;
+  if (!Number.isInteger(minutes) || minutes >= 60 || total > MAX_OFFSET_MINUTES) return null;
+  return m[1] === '-' ? -total : total;
+}
+
+function fixedZoneName(minutes: number): Zone {
+  if (minutes === 0) return 'UTC';
+  const abs = Math.abs(minutes);
+  const rest = abs % 60;
+  return `UTC${minutes < 0 ? '-' : '+'}${Math.floor(abs / 60)}${rest ? `:${pad2(rest)}` : ''}`;
+}
+
+let icuNames: Map<string, string> | undefined;
+
+// Intl matches zone names case-insensitively but reports aliases by their target (`US/Eastern` →
+// `America/New_York`, even `Asia/Kolkata` → `Asia/Calcutta` in ICU 78), and its list holds ICU's
+// canonical names only. So: the list's spelling if it has the name, else tzdata's case conventions.
+function canonicalIana(name: string): Zone | null {
+  icuNames ??= new Map(Intl.supportedValuesOf('timeZone').map((zone) => [zone.toLowerCase(), zone]));
+  const lower = name.toLowerCase();
+  const listed = icuNames.get(lower);
+  if (listed !== undefined) return listed;
+  if (!/^[a-z][a-z0-9_+\-/]*$/.test(lower) || !IANAZone.isValidZone(name)) return null;
+  return lower
+    .split('/')
+    .map((part) => part.replace(/[a-z]+/g, (word, at: number) => ianaWord(word, at === 0)))
+    .join('/');
+}
+
+/** A space-separated list as an array: the packed name tables here and in timezone-abbr.ts. */
+export const words = (list: string): string[] => list.split(' ');
+
+// The tzdata names (2025b) outside ICU's list that plain capitalisation gets wrong.
+const UPPER_WORDS = new Set(
+  words(
+    'act cdt cet chat cst edt eet est gb gmt hst in lhi mdt met mst nsw nz pdt prc pst roc rok su uct us utc w wet',
+  ),
+);
+const LOWER_WORDS = new Set(words('of es au')); // Isle_of_Man, Dar_es_Salaam, Port-au-Prince
+const CAMEL_NAMES = words('BajaNorte BajaSur ComodRivadavia DeNoronha DumontDUrville EasterIsland McMurdo');
+const CAMEL_WORDS = new Map(CAMEL_NAMES.map((name) => [name.toLowerCase(), name]));
+
+function ianaWord(word: string, first: boolean): string {
+  if (UPPER_WORDS.has(word)) return word.toUpperCase();
+  if (!first && LOWER_WORDS.has(word)) return word;
+  return CAMEL_WORDS.get(word) ?? word[0].toUpperCase() + word.slice(1);
+}
+
+// ---- Offsets ---------------------------------------------------------------------------------
+
+/** A zone resolved once: its canonical name and what its offsets are read from. */
+export interface ZoneInfo {
+  readonly name: Zone;
+  readonly iana: IANAZone | null; // null: fixed offset
+  readonly fixedMs: number;
+  readonly hourOffsets: Map<number, number>; // UTC hour → offset in ms, for hours without a transition
+}
+
+const zoneInfos = new Map<string, ZoneInfo>();
+const MAX_CACHED_HOURS = 20_000;
+
+/** The memoised ZoneInfo of `zone` in any spelling normalizeTimezone accepts; throws a RangeError if none. */
+export function zoneInfo(zone: Zone): ZoneInfo {
+  let info = zoneInfos.get(zone);
+  if (info !== undefined) return info;
+  const name = normalizeTimezone(zone);
+  if (name === null) throw new RangeError(`Unknown time zone: ${JSON.stringify(zone)}`);
+  const minutes = name === 'UTC' ? 0 : name.startsWith('UTC') ? offsetNameMinutes(name) : null;
+  info = {
+    name,
+    iana: typeof minutes === 'number' ? null : IANAZone.create(name),
+    fixedMs: (minutes ?? 0) * 60 * SECOND,
+    hourOffsets: new Map(),
+  };
+  zoneInfos.set(zone, info);
+  return info;
+}
+
+/** The zone's offset from UTC in ms (whole seconds) at the instant `ms`. */
+export function offsetAt(info: ZoneInfo, ms: number): number {
+  const iana = info.iana;
+  if (iana === null) return info.fixedMs;
+  const hour = Math.floor(ms / HOUR);
+  const cached = info.hourOffsets.get(hour);
+  if (cached !== undefined) return cached;
+  const start = ianaOffset(iana, hour * HOUR);
+  // Same offset at both ends of the hour: no transition inside (no zone has two within an hour).
+  if (start !== ianaOffset(iana, hour * HOUR + HOUR - SECOND)) return ianaOffset(iana, ms);
+  if (info.hourOffsets.size >= MAX_CACHED_HOURS) info.hourOffsets.clear();
+  info.hourOffsets.set(hour, start);
+  return start;
+}
+
+// luxon answers in (possibly fractional, for local mean time) minutes; keep whole seconds.
+function ianaOffset(iana: IANAZone, ms: number): number {
+  return Math.round(iana.offset(ms) * 60) * SECOND;
+}
+
+// The instant a wall time means. Candidates are the offsets a day before and after; a valid one wins,
+// the earlier instant first — in an overlap that is the first occurrence (PHP, Temporal "earlier").
+// None valid is a gap: the offset from before it pushes the wall time forward by the gap's length
+// (2:30 in a 2:00→3:00 gap becomes 3:30), as PHP and luxon do.
+export function wallToInstant(wall: number, info: ZoneInfo): number {
+  if (info.iana === null) return wall - info.fixedMs;
+  const before = offsetAt(info, wall - DAY);
+  const after = offsetAt(info, wall + DAY);
+  const early = wall - before;
+  if (offsetAt(info, early) === before) return early;
+  const late = wall - after;
+  return offsetAt(info, late) === after ? late : early;
+}
+
+/** An offset in ms as `±HH`, then `separator` and minutes if there are any or `alwaysMinutes`. */
+export function formatOffset(ms: number, separator: string, alwaysMinutes: boolean): string {
+  const minutes = Math.round(Math.abs(ms) / 60_000);
+  const rest = minutes % 60;
+  const tail = rest || alwaysMinutes ? `${separator}${pad2(rest)}` : '';
+  return `${ms < 0 ? '-' : '+'}${pad2(Math.floor(minutes / 60))}${tail}`;
+}
