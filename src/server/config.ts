@@ -1,5 +1,5 @@
 /** Server settings with their defaults, resolved once at start-up and frozen. */
-import { normalizeTimezone } from '../model/datetime.ts';
+import { normalizeTimezone } from '../model/timezone.ts';
 
 export interface ServerOptions {
   /** Public site URL for permalinks (`{site}`); default `http://127.0.0.1:8080`. */

@@ -4,7 +4,8 @@
  * (`loadRelated`), so that rendering 50 events costs no per-event query.
  */
 import { parseCost } from '../../model/cost.ts';
-import { dateDetails, isoWithOffset, timezoneAbbr } from '../../model/datetime.ts';
+import { dateDetails, isoWithOffset } from '../../model/datetime.ts';
+import { timezoneAbbr } from '../../model/timezone-abbr.ts';
 import { escapeTitle, htmlToText, wpautop } from '../../model/html.ts';
 import type { Config } from '../config.ts';
 import type {

@@ -4,7 +4,8 @@
  * checked before the first write, and all writes of one request share a transaction, so
  * bad input writes nothing.
  */
-import { localToUtc, normalizeTimezone, parseDateInput } from '../../model/datetime.ts';
+import { localToUtc, parseDateInput } from '../../model/datetime.ts';
+import { normalizeTimezone } from '../../model/timezone.ts';
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import {
   EVENT_NULLABLE,
