@@ -1,6 +1,6 @@
 /**
  * `npm run bench:server [-- --connections 10 --create-seconds 8 --list-seconds 5 --events 10000
- * --cpu-prof <dir>]`: the calendar/events/v1 server under load over a loopback socket, printed as
+ * --cpu-prof <dir> --cache-mb 64]`: the calendar/events/v1 server under load over a loopback socket, printed as
  * one JSON document on stdout (progress goes to stderr; `npm run -s` drops npm's own banner from
  * stdout, for `npm run -s bench:server > figures.json`).
  *
@@ -10,7 +10,8 @@
  * an organizer, 2 categories and 3 tags, inline by name), a top-up to `--events` events, then four
  * list scenarios with per_page=50 on random pages within range (plain, a date window, a search, a
  * category filter) as anonymous reads. Each phase runs after a warm-up that is not counted.
- * `--cpu-prof <dir>` writes a V8 CPU profile of the server process there when it exits.
+ * `--cpu-prof <dir>` writes a V8 CPU profile of the server process there when it exits; `--cache-mb 0`
+ * turns the server's response cache off, to measure lists as they cost right after a write.
  *
  * Goals (the issue): ≥ 1,000 creates/s and ≥ 1,000 list pages/s with p99 under 20 ms on a 2-core
  * machine; a WordPress site with The Events Calendar manages about 8 creates/s and 4 pages/s there.
@@ -41,6 +42,7 @@ const { values: opts } = parseArgs({
     'warmup-seconds': { type: 'string', default: '2' },
     events: { type: 'string', default: '10000' },
     'cpu-prof': { type: 'string' },
+    'cache-mb': { type: 'string', default: '64' },
   },
 });
 const connections = Number(opts.connections);
@@ -87,11 +89,12 @@ async function makeUser(dataFile: string): Promise<string> {
 /** Starts `serve.ts --port 0` and waits for the address it prints. */
 async function startServer(dataFile: string, cpuProfDir: string | undefined): Promise<Server> {
   const flags = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : [];
-  const child = spawn(
-    process.execPath,
-    [...flags, join(ROOT, 'src/cli/serve.ts'), '--port', '0', '--host', '127.0.0.1', '--data', dataFile],
-    { cwd: ROOT, env: { ...process.env, LOG_LEVEL }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const serve = ['--port', '0', '--host', '127.0.0.1', '--data', dataFile, '--cache-mb', opts['cache-mb']];
+  const child = spawn(process.execPath, [...flags, join(ROOT, 'src/cli/serve.ts'), ...serve], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
   const origin = await new Promise<string>((done, fail) => {
     const timer = setTimeout(() => {
@@ -227,7 +230,12 @@ async function main(): Promise<number> {
         node: process.version,
         loadavg_1m: { before: round2(loadBefore), after: round2(loadavg()[0]) },
       },
-      server: { entry: 'src/cli/serve.ts', log_level: LOG_LEVEL, store: 'SQLite file (WAL) in the temp dir' },
+      server: {
+        entry: 'src/cli/serve.ts',
+        log_level: LOG_LEVEL,
+        store: 'SQLite file (WAL) in the temp dir',
+        response_cache_mb: Number(opts['cache-mb']),
+      },
       connections,
       creates: {
         ...c,

@@ -21,6 +21,7 @@ Options:
   --site <url>      public site URL for links (default http://<host>:<port>)
   --api-base <url>  public API root (default the site URL)
   --timezone <tz>   site time zone (default UTC)
+  --cache-mb <n>    memory for kept GET answers, MiB (default 64; 0 turns the response cache off)
   -h, --help        show this help
 
 Examples:
@@ -40,6 +41,7 @@ export async function main(io: CliIO): Promise<number> {
         site: { type: 'string' },
         'api-base': { type: 'string' },
         timezone: { type: 'string' },
+        'cache-mb': { type: 'string', default: '64' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -56,6 +58,11 @@ export async function main(io: CliIO): Promise<number> {
     io.stderr.write(`serve: --port must be an integer between 0 and 65535, got "${values.port}"\n`);
     return 2;
   }
+  const cacheMb = Number(values['cache-mb']);
+  if (!(cacheMb >= 0)) {
+    io.stderr.write(`serve: --cache-mb must be a number ≥ 0, got "${values['cache-mb']}"\n`);
+    return 2;
+  }
   const host = values.host as string;
   const dataFile = resolve(values.data as string);
   const store = openSqliteStore(dataFile);
@@ -66,6 +73,7 @@ export async function main(io: CliIO): Promise<number> {
     siteUrl,
     apiBase: values['api-base'] as string | undefined,
     siteTimezone: values.timezone as string | undefined,
+    responseCache: { maxEntries: cacheMb > 0 ? 2_000 : 0, maxBytes: cacheMb * 1024 * 1024 },
     uploadsDir: join(dirname(dataFile), 'uploads'),
     logger: { level: io.env.LOG_LEVEL ?? 'info' },
   });

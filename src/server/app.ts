@@ -15,6 +15,7 @@ import type { Caller } from './auth/capabilities.ts';
 import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';
 import { ApiError, noRoute } from './errors.ts';
+import { registerResponseCache } from './response-cache.ts';
 import { registerRoutes } from './routes/index.ts';
 import type { RouteSpec } from './routes/spec.ts';
 import type { Store } from './store/store.ts';
@@ -71,6 +72,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (req.caller) reply.header('cache-control', 'no-store');
     return payload;
   });
+  // After authentication (the caller is part of the key) and after the headers above (they are kept).
+  registerResponseCache(app, options.store, config.responseCache);
 
   app.setNotFoundHandler(async () => {
     throw noRoute();

@@ -18,6 +18,11 @@ export interface ServerOptions {
   imageMaxBytes?: number;
   /** Clock, for tests of the default list window. */
   now?: () => Date;
+  /**
+   * Bounds of the kept GET answers (response-cache.ts); default 2,000 entries and 64 MiB (a page of
+   * 50 events is ~200 KB). `maxEntries: 0` turns it off.
+   */
+  responseCache?: { maxEntries: number; maxBytes: number };
 }
 
 export interface Config {
@@ -35,6 +40,7 @@ export interface Config {
   defaultPerPage: number;
   maxPerPage: number;
   now: () => Date;
+  responseCache: { maxEntries: number; maxBytes: number };
 }
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
@@ -58,5 +64,6 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
     defaultPerPage: 10,
     maxPerPage: 50,
     now: o.now ?? (() => new Date()),
+    responseCache: o.responseCache ?? { maxEntries: 2_000, maxBytes: 64 * 1024 * 1024 },
   });
 }

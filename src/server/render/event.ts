@@ -1,12 +1,13 @@
 /**
  * The event representation (A.1), password redaction in lists (A.10) and the event's
  * JSON-LD. Related items of a whole page are loaded in three batch queries first
- * (`loadRelated`), so that rendering 50 events costs no per-event query.
+ * (`loadRelated`), so that rendering 50 events costs no per-event query, and each venue,
+ * organizer and term of a list page is rendered once however many of its events show it.
  */
-import { parseCost } from '../../model/cost.ts';
+import { type ParsedCost, parseCost } from '../../model/cost.ts';
 import { dateDetails, isoWithOffset } from '../../model/datetime.ts';
-import { timezoneAbbr } from '../../model/timezone-abbr.ts';
 import { escapeTitle, htmlToText, wpautop } from '../../model/html.ts';
+import { timezoneAbbr } from '../../model/timezone-abbr.ts';
 import type { Config } from '../config.ts';
 import type {
   AttachmentRecord,
@@ -25,9 +26,18 @@ export interface Related {
   linked: Map<number, LinkedRecord>;
   attachments: Map<number, AttachmentRecord>;
   terms: Map<number, TermRecord>;
+  /** List renderings of linked items and terms by id, filled as the page is rendered. */
+  rendered?: { linked: Map<number, Record<string, unknown>>; terms: Map<number, EmbeddedTerm> };
 }
 
-export function loadRelated(store: Store, events: readonly EventRecord[]): Related {
+type EmbeddedTerm = ReturnType<typeof renderEmbeddedTerm>;
+
+/** `known`: venues and organizers already at hand (just written), not read again. */
+export function loadRelated(
+  store: Store,
+  events: readonly EventRecord[],
+  known?: ReadonlyMap<number, LinkedRecord>,
+): Related {
   const linkedIds = new Set<number>();
   const termIds = new Set<number>();
   const imageIds = new Set<number>();
@@ -38,13 +48,42 @@ export function loadRelated(store: Store, events: readonly EventRecord[]): Relat
     for (const id of e.tag_ids) termIds.add(id);
     if (e.image_id) imageIds.add(e.image_id);
   }
-  const linked = store.getLinkedMany([...linkedIds]);
+  const missing = known ? [...linkedIds].filter((id) => !known.has(id)) : [...linkedIds];
+  const linked = missing.length > 0 ? store.getLinkedMany(missing) : new Map<number, LinkedRecord>();
+  if (known) for (const id of linkedIds) if (known.has(id)) linked.set(id, known.get(id)!);
   for (const p of linked.values()) if (p.image_id) imageIds.add(p.image_id);
   return {
     linked,
     attachments: store.getAttachmentsMany([...imageIds]),
     terms: store.getTermsMany([...termIds]),
+    rendered: { linked: new Map(), terms: new Map() },
   };
+}
+
+/**
+ * `cost` and `cost_details` of a stored cost, by site currency and stored text: a calendar has few
+ * distinct costs, and parsing one (JSON, then A.6) took ~2 µs of every event rendered. The results
+ * are shared between events, so they are frozen.
+ */
+const parsedCosts = new WeakMap<Config, Map<string, ParsedCost>>();
+const MAX_PARSED_COSTS = 1_000;
+
+function costOf(stored: string | null, cfg: Config): ParsedCost {
+  let byText = parsedCosts.get(cfg);
+  if (!byText) {
+    byText = new Map();
+    parsedCosts.set(cfg, byText);
+  }
+  const key = stored ?? '';
+  let cost = byText.get(key);
+  if (!cost) {
+    cost = parseCost(stored === null ? null : JSON.parse(stored), cfg.currency);
+    Object.freeze(cost.cost_details.values);
+    Object.freeze(cost.cost_details);
+    if (byText.size >= MAX_PARSED_COSTS) byText.clear();
+    byText.set(key, Object.freeze(cost));
+  }
+  return cost;
 }
 
 export interface RenderOptions {
@@ -57,21 +96,53 @@ export interface RenderOptions {
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
 export function renderEvent(e: EventRecord, rel: Related, cfg: Config, opts: RenderOptions) {
-  const url = permalink(e, cfg);
-  const cost = parseCost(e.cost === null ? null : JSON.parse(e.cost), cfg.currency);
-  const venue = e.venue_id ? (rel.linked.get(e.venue_id) as VenueRecord | undefined) : undefined;
-  const organizers = e.organizer_ids
-    .map((id) => rel.linked.get(id))
-    .filter((o): o is OrganizerRecord => o?.kind === 'organizer');
+  const { venue, organizers } = linkedOf(e, rel);
   const image = (id: number | null) => (id ? rel.attachments.get(id) : undefined);
-  const terms = (ids: number[]) =>
-    ids
-      .map((id) => rel.terms.get(id))
-      .filter((t): t is TermRecord => t !== undefined)
-      .map((t) => renderEmbeddedTerm(t, cfg))
-      .sort(byName);
+  // Singles carry json_ld in their venue and organizers, so only list renderings are shared.
+  const memo = opts.single ? undefined : rel.rendered;
+  const term = (t: TermRecord) => {
+    let wire = memo?.terms.get(t.id);
+    if (!wire) {
+      wire = renderEmbeddedTerm(t, cfg);
+      memo?.terms.set(t.id, wire);
+    }
+    return wire;
+  };
+  const linked = (p: LinkedRecord) => {
+    let wire = memo?.linked.get(p.id);
+    if (!wire) {
+      wire =
+        p.kind === 'venue'
+          ? renderVenue(p, image(p.image_id), cfg, opts.single)
+          : renderOrganizer(p, image(p.image_id), cfg, opts.single);
+      memo?.linked.set(p.id, wire);
+    }
+    return wire;
+  };
 
-  const out: Record<string, unknown> = {
+  const out = eventHead(e, image(e.image_id), cfg);
+  // The tail, in this order, after the head: event-json.ts builds list items the same way.
+  out.categories = sortedTerms(e.category_ids, rel).map(term);
+  out.tags = sortedTerms(e.tag_ids, rel).map(term);
+  out.venue = venue ? linked(venue) : [];
+  out.organizer = organizers.map(linked);
+  if (opts.single) {
+    const costValues = (out.cost_details as ParsedCost['cost_details']).values;
+    out.json_ld = eventJsonLd(e, out, venue, organizers, costValues, cfg);
+  }
+  if (opts.redact) redact(out);
+  return out;
+}
+
+/** An event's fields before its terms, venue and organizers, in A.1 order. */
+export function eventHead(
+  e: EventRecord,
+  image: AttachmentRecord | undefined,
+  cfg: Config,
+): Record<string, unknown> {
+  const url = permalink(e, cfg);
+  const cost = costOf(e.cost, cfg);
+  return {
     id: e.id,
     ...globalIds(e.id, cfg),
     author: String(e.author),
@@ -83,7 +154,7 @@ export function renderEvent(e: EventRecord, rel: Related, cfg: Config, opts: Ren
     description: wpautop(e.description),
     excerpt: wpautop(e.excerpt),
     slug: e.slug,
-    image: renderImage(image(e.image_id)),
+    image: renderImage(image),
     all_day: e.all_day,
     start_date: e.start_local,
     start_date_details: dateDetails(e.start_local),
@@ -103,14 +174,24 @@ export function renderEvent(e: EventRecord, rel: Related, cfg: Config, opts: Ren
     hide_from_listings: e.hide_from_listings,
     sticky: e.sticky,
     featured: e.featured,
-    categories: terms(e.category_ids),
-    tags: terms(e.tag_ids),
-    venue: venue ? renderVenue(venue, image(venue.image_id), cfg, opts.single) : [],
-    organizer: organizers.map((o) => renderOrganizer(o, image(o.image_id), cfg, opts.single)),
   };
-  if (opts.single) out.json_ld = eventJsonLd(e, out, venue, organizers, cost.cost_details.values, cfg);
-  if (opts.redact) redact(out);
-  return out;
+}
+
+/** The event's venue and organizers that exist, organizers in the event's order. */
+export function linkedOf(e: EventRecord, rel: Related) {
+  const venue = e.venue_id ? (rel.linked.get(e.venue_id) as VenueRecord | undefined) : undefined;
+  const organizers = e.organizer_ids
+    .map((id) => rel.linked.get(id))
+    .filter((o): o is OrganizerRecord => o?.kind === 'organizer');
+  return { venue, organizers };
+}
+
+/** The terms of these ids that exist, by name (A.3). */
+export function sortedTerms(ids: number[], rel: Related): TermRecord[] {
+  return ids
+    .map((id) => rel.terms.get(id))
+    .filter((t): t is TermRecord => t !== undefined)
+    .sort(byName);
 }
 
 const REDACT_EMPTY = [

@@ -20,12 +20,13 @@ import { eventsToCsv } from '../formats/csv.ts';
 import { eventsToIcal } from '../formats/ical.ts';
 import { parseParams } from '../params.ts';
 import { loadRelated, renderEvent } from '../render/event.ts';
+import { EventListJson } from '../render/event-json.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';
 import { TRASH_SUFFIX } from '../services/publication.ts';
-import type { EventRecord } from '../store/store.ts';
-import { type Alternatives, paging, pickFormat, send, setTotals } from './respond.ts';
+import type { EventRecord, LinkedRecord } from '../store/store.ts';
+import { type Alternatives, paging, pickFormat, send, sendJsonText, setTotals } from './respond.ts';
 import { defineRoute, requestParams } from './spec.ts';
 
 const FORMATS = ['json', 'ical', 'csv', 'xml'] as const;
@@ -40,6 +41,7 @@ const errors = (...statuses: number[]) => statuses.map((status) => ({ status, de
 
 export async function eventRoutes(app: FastifyInstance): Promise<void> {
   const { store } = app;
+  const listJson = new EventListJson(app.config);
 
   defineRoute(
     app,
@@ -50,6 +52,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       tag: TAG,
       args: EventListQuery,
       formats: FORMATS,
+      cache: true,
       responses: [
         { status: 200, description: 'A page of events', schema: EventList },
         ...errors(400, 401, 403, 404, 406),
@@ -69,12 +72,20 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       });
       if (plan.page > 1 && plan.page > list.totalPages) throw archivePageNotFound('event');
       const rel = loadRelated(store, items);
-      const events = items.map((e) =>
-        renderEvent(e, rel, ctx.cfg, { single: false, redact: isLocked(ctx, e, plan.params.password) }),
-      );
+      const locked = (e: EventRecord) => isLocked(ctx, e, plan.params.password);
       setTotals(reply, total, list.totalPages);
-      const doc = { events, ...list.links, total, total_pages: list.totalPages };
-      return send(reply, format, doc, alternatives(ctx, events));
+      const envelope = { ...list.links, total, total_pages: list.totalPages };
+      if (format === 'json') {
+        // The text of JSON.stringify({ events, ...envelope }), its items mostly from kept fragments.
+        const texts = items.map((e) =>
+          locked(e)
+            ? JSON.stringify(renderEvent(e, rel, ctx.cfg, { single: false, redact: true }))
+            : listJson.item(e, rel),
+        );
+        return sendJsonText(reply, `{"events":[${texts.join(',')}],${JSON.stringify(envelope).slice(1)}`);
+      }
+      const events = items.map((e) => renderEvent(e, rel, ctx.cfg, { single: false, redact: locked(e) }));
+      return send(reply, format, { events, ...envelope }, alternatives(ctx, events));
     },
   );
 
@@ -92,10 +103,11 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     async (req, reply) => {
       const ctx = contextOf(req);
       if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
-      const created = await writeEvent(ctx, requestParams(req));
-      const wire = renderOne(ctx, created, false);
-      reply.code(201).header('location', wire.rest_url as string);
-      return send(reply, 'json', wire);
+      const { event, linked } = await writeEvent(ctx, requestParams(req));
+      reply.code(201).header('location', `${ctx.cfg.apiBase}/calendar/events/v1/events/${event.id}`);
+      // The list-item representation, as text: its venue and organizer are usually kept already, and
+      // the event's own fields are then kept for the list pages that will show it.
+      return sendJsonText(reply, listJson.item(event, loadRelated(store, [event], linked)));
     },
   );
 
@@ -118,6 +130,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         tag: TAG,
         args: bySlug ? undefined : ItemQuery,
         formats: FORMATS,
+        cache: true,
         responses: [
           { status: 200, description: 'The event, with json_ld', schema: Event },
           ...errors(403, 404, 406),
@@ -163,7 +176,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         if (e.status === 'trash' && (params.status === undefined || params.status === 'trash'))
           throw inTrash('event');
         const updated = await writeEvent(ctx, params, e);
-        return send(reply, 'json', renderOne(ctx, updated, false));
+        return send(reply, 'json', renderOne(ctx, updated.event, false, updated.linked));
       },
     );
 
@@ -204,8 +217,14 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     );
   }
 
-  function renderOne(ctx: WriteContext, e: EventRecord, single: boolean) {
-    return renderEvent(e, loadRelated(store, [e]), ctx.cfg, { single });
+  /** `known`: the venue and organizers a write just resolved, not read again. */
+  function renderOne(
+    ctx: WriteContext,
+    e: EventRecord,
+    single: boolean,
+    known?: ReadonlyMap<number, LinkedRecord>,
+  ) {
+    return renderEvent(e, loadRelated(store, [e], known), ctx.cfg, { single });
   }
 }
 

@@ -30,6 +30,7 @@ import { organizersToCsv, venuesToCsv } from '../formats/csv.ts';
 import type { WireOrganizer, WireVenue } from '../formats/wire.ts';
 import { parseParams } from '../params.ts';
 import { renderLinked } from '../render/linked.ts';
+import { uncacheable } from '../response-cache.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { createLinked, deleteLinked, trashLinked, updateLinked } from '../services/linked-write.ts';
 import { listVisibility } from '../services/visibility.ts';
@@ -90,6 +91,7 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       tag: k.tag,
       args: LinkedListQuery,
       formats: FORMATS,
+      cache: true,
       responses: [
         { status: 200, description: `A page of ${k.plural}, newest first`, schema: k.list },
         ...errors(400, 401, 403, 404, 406),
@@ -105,6 +107,8 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
         throw invalidParam('event', `event: ${p.event} is not a valid event id.`);
       }
       const visibility = listVisibility(ctx.caller, p.status);
+      // "Upcoming" is measured to the second, finer than the cache key's date.
+      if (p.only_with_upcoming) uncacheable(reply);
       const { items, total } = store.listLinked(kind, {
         offset: (page - 1) * perPage,
         limit: perPage,
@@ -182,6 +186,7 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
         summary: `Read ${a} ${what}`,
         tag: k.tag,
         formats: FORMATS,
+        cache: true,
         responses: [
           { status: 200, description: `The ${kind}, with json_ld`, schema: k.wire },
           ...errors(403, 404, 406),

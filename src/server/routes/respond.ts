@@ -12,14 +12,22 @@ export interface Alternatives {
   csv?: () => string;
 }
 
+/** The format this request asks for among `available`, or null when none fits. */
+export function negotiated(
+  req: FastifyRequest,
+  available: readonly MediaType[] = ['json', 'xml'],
+): MediaType | null {
+  const q = req.query as Record<string, unknown>;
+  const ical = q.ical === '1' || q.ical === 'true';
+  return negotiate(req.headers.accept, ical, available);
+}
+
 /** The format to answer in, decided before any work is done; 406 when none fits. */
 export function pickFormat(
   req: FastifyRequest,
   available: readonly MediaType[] = ['json', 'xml'],
 ): MediaType {
-  const q = req.query as Record<string, unknown>;
-  const ical = q.ical === '1' || q.ical === 'true';
-  const type = negotiate(req.headers.accept, ical, available);
+  const type = negotiated(req, available);
   if (!type) {
     throw new ApiError(406, 'rest_not_acceptable', 'None of the requested media types is available.', {
       available: available.map(contentType),
@@ -40,6 +48,12 @@ export function send(reply: FastifyReply, type: MediaType, doc: unknown, alt: Al
     default:
       return JSON.stringify(doc);
   }
+}
+
+/** A JSON document already serialised (list pages built from kept fragments, render/event-json.ts). */
+export function sendJsonText(reply: FastifyReply, json: string): string {
+  reply.type(contentType('json'));
+  return json;
 }
 
 export interface ListPage {

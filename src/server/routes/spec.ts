@@ -33,6 +33,11 @@ export interface RouteSpec {
   formats?: readonly MediaType[];
   /** Needs no authentication to be useful (documentation). */
   public?: boolean;
+  /**
+   * GET answers may be kept until the data changes (response-cache.ts): the handler reads nothing but
+   * the URL, the negotiated `formats`, the caller, the site-local date and the store.
+   */
+  cache?: boolean;
 }
 
 export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -51,10 +56,12 @@ export function defineRoute(app: FastifyInstance, spec: RouteSpec, handler: Hand
   const url = toFastifyPath(spec.path) || '/';
   const handlers = overrideTargets(app, spec.path);
   for (const m of spec.methods) handlers.set(m, handler);
+  let allow: string | undefined;
   app.route({
     method: spec.methods,
     url,
-    config: { allow: () => allowFor(app, spec.path) },
+    // `allow` is asked on every response; routes of one path are all registered before the first.
+    config: { allow: () => (allow ??= allowFor(app, spec.path)), cache: spec.cache, formats: spec.formats },
     handler: async (req, reply) => {
       // X-HTTP-Method-Override on POST (B.0), for clients that can only send GET and POST.
       const override = String(req.headers['x-http-method-override'] ?? '').toUpperCase();

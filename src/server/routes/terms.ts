@@ -89,6 +89,7 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
       tag: k.tag,
       args: k.query,
       formats: FORMATS,
+      cache: true,
       responses: [
         { status: 200, description: `A page of ${kind}; past the end an empty page`, schema: k.list },
         ...errors(400, 406),
@@ -178,6 +179,7 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
       summary: `Read a ${k.one}`,
       tag: k.tag,
       formats: FORMATS,
+      cache: true,
       responses: [
         { status: 200, description: `The ${k.one}, with _links`, schema: k.wire },
         ...errors(404, 406),

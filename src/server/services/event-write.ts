@@ -5,7 +5,6 @@
  * bad input writes nothing.
  */
 import { localToUtc, parseDateInput } from '../../model/datetime.ts';
-import { normalizeTimezone } from '../../model/timezone.ts';
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import {
   EVENT_NULLABLE,
@@ -15,10 +14,11 @@ import {
   type Ref,
   type VenueWriteInput,
 } from '../../model/index.ts';
+import { normalizeTimezone } from '../../model/timezone.ts';
 import { canSetOtherAuthor } from '../auth/capabilities.ts';
 import { ApiError, forbidden, invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
-import type { EventRecord, LinkedKind } from '../store/store.ts';
+import type { EventRecord, LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { planImage, sideloadImage } from './image.ts';
 import { findOrCreateLinked } from './linked-write.ts';
@@ -27,11 +27,17 @@ import { resolveTermRefs } from './term-write.ts';
 
 const REQUIRED_ON_CREATE = ['title', 'start_date', 'end_date'] as const;
 
+/** The stored event, and the venue and organizers the write resolved (the response renders them). */
+export interface WrittenEvent {
+  event: EventRecord;
+  linked: ReadonlyMap<number, LinkedRecord>;
+}
+
 export async function writeEvent(
   ctx: WriteContext,
   raw: Record<string, unknown>,
   existing?: EventRecord,
-): Promise<EventRecord> {
+): Promise<WrittenEvent> {
   const input = parseParams(EventWrite, raw, {
     required: existing ? [] : REQUIRED_ON_CREATE,
     nullable: EVENT_NULLABLE,
@@ -47,18 +53,24 @@ export async function writeEvent(
     input.image === undefined ? undefined : held.run(() => planImage(ctx, input.image!), null);
   const { store } = ctx;
 
-  const write = (imageId: number | null) =>
+  const write = (imageId: number | null): WrittenEvent =>
     store.transaction(() => {
+      const linked = new Map<number, LinkedRecord>();
+      const resolve = (kind: LinkedKind, ref: Ref<VenueWriteInput | OrganizerWriteInput>) => {
+        const item = resolveLinked(ctx, kind, ref);
+        linked.set(item.id, item);
+        return item.id;
+      };
       const venueId =
         input.venue === undefined
           ? (existing?.venue_id ?? null)
           : input.venue === null
             ? null
-            : held.run(() => resolveLinked(ctx, 'venue', input.venue!), null);
+            : held.run(() => resolve('venue', input.venue!), null);
       const organizerIds =
         input.organizer === undefined
           ? (existing?.organizer_ids ?? [])
-          : [...new Set(input.organizer.map((r) => held.run(() => resolveLinked(ctx, 'organizer', r), 0)))];
+          : [...new Set(input.organizer.map((r) => held.run(() => resolve('organizer', r), 0)))];
       const categoryIds =
         input.categories === undefined
           ? (existing?.category_ids ?? [])
@@ -103,7 +115,8 @@ export async function writeEvent(
         tag_ids: tagIds,
         password: existing?.password ?? null,
       };
-      return existing ? store.updateEvent({ ...record, id: existing.id }) : store.insertEvent(record);
+      const event = existing ? store.updateEvent({ ...record, id: existing.id }) : store.insertEvent(record);
+      return { event, linked };
     });
 
   if (imagePlan === undefined) return write(existing?.image_id ?? null);
@@ -204,13 +217,13 @@ function resolveLinked(
   ctx: WriteContext,
   kind: LinkedKind,
   ref: Ref<VenueWriteInput | OrganizerWriteInput>,
-): number {
+): LinkedRecord {
   const param = kind === 'venue' ? 'venue' : 'organizer';
   if ('id' in ref) {
     const item = ctx.store.getLinked(kind, ref.id);
     if (!item || item.status === 'trash')
       throw invalidParam(param, `${param}: ${ref.id} is not a valid ${kind} id.`);
-    return item.id;
+    return item;
   }
-  return findOrCreateLinked(ctx, kind, ref.data).id;
+  return findOrCreateLinked(ctx, kind, ref.data);
 }

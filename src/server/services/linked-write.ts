@@ -50,8 +50,13 @@ export function findOrCreateLinked(
       `image: an inline ${kind} takes an attachment id or the URL of a stored image; create the ${kind} first to upload one.`,
     );
   }
-  return ctx.store.transaction(
-    () => findReadable(ctx, kind, name, data) ?? insert(ctx, kind, data, name, author, image ?? null),
+  // Found is the usual case: no savepoint for it. A create looks again inside its own, in case
+  // another process created the item meanwhile (when this runs outside a write transaction).
+  return (
+    findReadable(ctx, kind, name, data) ??
+    ctx.store.transaction(
+      () => findReadable(ctx, kind, name, data) ?? insert(ctx, kind, data, name, author, image ?? null),
+    )
   );
 }
 

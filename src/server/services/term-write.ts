@@ -72,6 +72,8 @@ export function resolveTermRefs(ctx: WriteContext, kind: TermKind, refs: TermRef
   if (!canLinkTerms(ctx.caller)) throw forbidden(ctx.caller === null, [kind]);
   const creates = found.some((t) => typeof t === 'string');
   if (creates && !canManageTerms(ctx.caller, kind)) throw forbidden(ctx.caller === null, [kind]);
+  // Every term exists (the usual case): nothing to write, so no savepoint.
+  if (!creates) return [...new Set((found as TermRecord[]).map((t) => t.id))];
 
   return ctx.store.transaction(() => {
     const ids: number[] = [];

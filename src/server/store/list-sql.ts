@@ -21,7 +21,7 @@ export interface EventListSql {
   /** `SELECT … AS ids`: a JSON array of the ids (sqlite-events.ts pages through it). */
   ids: string;
   params: Param[];
-  /** The query reads `events_fts`, which must first index the queued changes. */
+  /** The query reads `events_fts`: the store then makes sure the queued events get indexed. */
   usesSearchIndex: boolean;
 }
 
@@ -105,11 +105,18 @@ export function eventListSql(q: EventQuery): EventListSql | null {
   }
   let usesSearchIndex = false;
   if (q.searchWords) {
-    const { match, short } = splitWords(q.searchWords);
+    const { match, long, short } = splitWords(q.searchWords);
     usesSearchIndex = match !== null;
     if (match !== null) {
-      where.push('+e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)');
+      // Events queued for the index (search-index.ts) are not in it yet, or are there with their old
+      // text: they are matched with LIKE, as short words are, so a search never waits for indexing.
       params.push(match);
+      const queued = likeAll(['q.title', 'q.description', 'q.excerpt'], long, params).join(' AND ');
+      where.push(
+        '+e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ? ' +
+          'AND rowid NOT IN (SELECT id FROM events_fts_pending) ' +
+          `UNION ALL SELECT q.id FROM events_fts_pending p JOIN events q ON q.id = p.id WHERE ${queued})`,
+      );
     }
     where.push(...likeAll(['e.title', 'e.description', 'e.excerpt'], short, params));
   }

@@ -11,17 +11,25 @@ export function likePattern(word: string): string {
   return `%${word.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
-/** Splits words into one FTS5 query (all ≥ 3-character words, AND) and the short rest. */
-export function splitWords(words: readonly string[]): { match: string | null; short: string[] } {
-  const phrases: string[] = [];
+/**
+ * Splits words into one FTS5 query (all ≥ 3-character words, AND; `long` lists them) and the short
+ * rest.
+ */
+export function splitWords(words: readonly string[]): {
+  match: string | null;
+  long: string[];
+  short: string[];
+} {
+  const long: string[] = [];
   const short: string[] = [];
   for (const word of words) {
     if (word === '') continue;
     // Characters, not UTF-16 units: the trigram tokenizer counts code points.
-    if ([...word].length >= 3) phrases.push(`"${word.replaceAll('"', '""')}"`);
+    if ([...word].length >= 3) long.push(word);
     else short.push(word);
   }
-  return { match: phrases.length > 0 ? phrases.join(' AND ') : null, short };
+  const match = long.length > 0 ? long.map((w) => `"${w.replaceAll('"', '""')}"`).join(' AND ') : null;
+  return { match, long, short };
 }
 
 /** Beyond this many spellings a word is matched as given (only absurd words get there). */

@@ -7,6 +7,7 @@ import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { eventListSql } from './list-sql.ts';
 import { EVENT_COLUMNS, type EventLinks, type EventTuple, eventRecord, eventRow } from './rows.ts';
+import { SearchIndexQueue } from './search-index.ts';
 import type { EventQuery, EventRecord, Page } from './store.ts';
 
 const COLUMNS = EVENT_COLUMNS.join(', ');
@@ -33,9 +34,12 @@ type TermLink = [event_id: number, term_id: number, kind: string];
 
 export class SqliteEvents {
   readonly #db: Connection;
+  /** Writes queue events for the search index (a trigger); this indexes the queue in the background. */
+  readonly searchIndex: SearchIndexQueue;
 
   constructor(db: Connection) {
     this.#db = db;
+    this.searchIndex = new SearchIndexQueue(db);
   }
 
   get(id: number): EventRecord | undefined {
@@ -86,6 +90,7 @@ export class SqliteEvents {
     const links = normaliseLinks(rec);
     this.#writeOrganizers(id, links.organizer_ids);
     this.#writeTerms(id, rec.status, links);
+    this.searchIndex.schedule();
     return eventRecord(EVENT_COLUMNS.map((c) => row[c]) as EventTuple, links);
   }
 
@@ -106,6 +111,7 @@ export class SqliteEvents {
       this.#db.run('DELETE FROM event_terms WHERE event_id = ?', [rec.id]);
       this.#writeTerms(rec.id, rec.status, links);
     }
+    this.searchIndex.schedule();
     return eventRecord(EVENT_COLUMNS.map((c) => row[c]) as EventTuple, links);
   }
 
@@ -131,19 +137,6 @@ export class SqliteEvents {
     });
   }
 
-  /**
-   * Indexes the events queued by the triggers since the last search, in one transaction: FTS5 writes
-   * a segment per commit, so indexing at each event write would cost more than the write itself.
-   */
-  #catchUpSearchIndex(): void {
-    if (this.#db.get('SELECT 1 FROM events_fts_pending LIMIT 1') === undefined) return;
-    this.#db.transaction(() => {
-      this.#db.run(FTS_FORGET);
-      this.#db.run(FTS_INDEX);
-      this.#db.run('DELETE FROM events_fts_pending');
-    });
-  }
-
   setPassword(id: number, password: string | null): void {
     if (this.#db.run('UPDATE events SET password = ? WHERE id = ?', [password, id]).changes === 0) {
       throw new StoreError('store-not-found', `setEventPassword: no event with id ${id}`);
@@ -159,7 +152,9 @@ export class SqliteEvents {
   list(q: EventQuery): Page<EventRecord> {
     const sql = eventListSql(q);
     if (!sql) return { items: [], total: 0 };
-    if (sql.usesSearchIndex) this.#catchUpSearchIndex();
+    // Queued events are searched without the index (list-sql.ts); events another process queued
+    // are indexed here too, in the background.
+    if (sql.usesSearchIndex) this.searchIndex.scheduleIfPending();
     const key = `event ids ${JSON.stringify(sql.params)} ${sql.ids}`;
     const ids = this.#db.remember(
       key,
@@ -179,11 +174,6 @@ export class SqliteEvents {
     return this.records(ids.map((id) => byId.get(id)!));
   }
 }
-
-const FTS_FORGET = 'DELETE FROM events_fts WHERE rowid IN (SELECT id FROM events_fts_pending)';
-const FTS_INDEX =
-  'INSERT INTO events_fts (rowid, title, description, excerpt) ' +
-  'SELECT e.id, e.title, e.description, e.excerpt FROM events_fts_pending p JOIN events e ON e.id = p.id';
 
 /** Duplicates dropped, first occurrence kept (B.6.2: organizer order kept, duplicates dropped). */
 function normaliseLinks(rec: Omit<EventRecord, 'id'>): EventLinks {

@@ -56,6 +56,16 @@ export class SqliteUsers {
       .map(appPasswordRecord);
   }
 
+  /** The user of application password `id`, if both still exist: one query, on every request. */
+  appPasswordUser(id: number): UserRecord | undefined {
+    const row = this.#db.get<UserRecord>(
+      'SELECT u.id, u.login, u.email, u.role, u.display_name FROM app_passwords ap ' +
+        'JOIN users u ON u.id = ap.user_id WHERE ap.id = ?',
+      [id],
+    );
+    return row && userRecord(row);
+  }
+
   deleteAppPassword(id: number): void {
     this.#db.run('DELETE FROM app_passwords WHERE id = ?', [id]);
   }

@@ -202,6 +202,12 @@ type NewPost<R> = Omit<R, 'id'>;
 export interface Store {
   /** Runs `fn` atomically; nested calls join the outer transaction. */
   transaction<T>(fn: () => T): T;
+  /**
+   * A number that moves whenever the stored data may have changed, by this store or by another
+   * process on the same data: equal answers mean that any answer read in between is still good
+   * (the server's response cache). Cheap enough to ask on every request.
+   */
+  dataVersion(): number;
   close(): void;
 
   // Posts: events, venues, organizers and attachments share one id sequence (A.0).
@@ -257,6 +263,8 @@ export interface Store {
   listUsers(): UserRecord[];
   insertAppPassword(rec: Omit<AppPasswordRecord, 'id' | 'last_used_utc'>): AppPasswordRecord;
   appPasswords(userId: number): AppPasswordRecord[];
+  /** The user an application password belongs to, while both exist (a revoked password has none). */
+  appPasswordUser(id: number): UserRecord | undefined;
   deleteAppPassword(id: number): void;
   touchAppPassword(id: number, at: string): void;
 }

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../../../src/server/store/errors.ts';
 import { MIGRATIONS, type Migration, migrate, schemaVersion } from '../../../src/server/store/migrations.ts';
-import { openSqliteStore } from '../../../src/server/store/sqlite.ts';
+import { openSqliteStore, SqliteStore } from '../../../src/server/store/sqlite.ts';
 import { eventOn, eventQuery } from './contract/fixtures.ts';
 import { describeStoreContract } from './store-contract.ts';
 
@@ -116,5 +116,124 @@ describe('SQLite store files', () => {
     const store = openSqliteStore(':memory:');
     store.close();
     expect(() => store.close()).not.toThrow();
+  });
+});
+
+describe('SQLite search index queue', () => {
+  const search = (s: SqliteStore, ...words: string[]) =>
+    s.listEvents(eventQuery({ searchWords: words })).items.map((e) => e.id);
+
+  it('search answers the same with events queued for the index, indexed, or changed after indexing', () => {
+    const s = SqliteStore.open(':memory:');
+    const a = s.insertEvent(eventOn(10, 10, { title: 'Salsa class', description: 'Église Saint-Étienne' }));
+    const b = s.insertEvent(eventOn(11, 10, { title: 'Tango class', excerpt: '100% fun' }));
+    const c = s.insertEvent(eventOn(12, 10, { title: 'Opera' }));
+    const answers = () => [
+      search(s, 'salsa'),
+      search(s, 'CLASS'),
+      search(s, 'église', 'ÉTIENNE'),
+      search(s, '0% f'),
+      search(s, 'class', 'GO'),
+      search(s, 'opera'),
+    ];
+    const queued = answers();
+    expect(queued).toEqual([[a.id], [a.id, b.id], [a.id], [b.id], [b.id], [c.id]]);
+    s.drainSearchIndex();
+    expect(answers()).toEqual(queued);
+    // Changed and deleted after indexing: the index holds old text until the queue is indexed again.
+    s.updateEvent({ ...b, title: 'Salsa social' });
+    s.deletePost(c.id);
+    const changed = [[a.id, b.id], [a.id], [a.id], [b.id], [], []];
+    expect([search(s, 'salsa'), ...answers().slice(1)]).toEqual(changed);
+    s.drainSearchIndex();
+    expect([search(s, 'salsa'), ...answers().slice(1)]).toEqual(changed);
+    s.close();
+  });
+
+  it('indexing the queue leaves the data version alone; writes move it', () => {
+    const s = SqliteStore.open(':memory:');
+    const v0 = s.dataVersion();
+    expect(s.dataVersion()).toBe(v0);
+    s.insertEvent(eventOn(10, 10, { title: 'Salsa class' }));
+    const v1 = s.dataVersion();
+    expect(v1).not.toBe(v0);
+    s.drainSearchIndex();
+    expect(s.dataVersion()).toBe(v1);
+    s.close();
+  });
+
+  it('the queue is indexed in the background after writes', async () => {
+    const path = newPath();
+    const s = SqliteStore.open(path);
+    for (let day = 1; day <= 5; day++) s.insertEvent(eventOn(day, 10, { title: `Salsa ${day}` }));
+    const raw = new DatabaseSync(path);
+    const queued = () =>
+      (raw.prepare('SELECT count(*) AS n FROM events_fts_pending').get() as { n: number }).n;
+    expect(queued()).toBe(5);
+    await expect.poll(queued, { timeout: 5000 }).toBe(0);
+    expect(search(s, 'salsa')).toHaveLength(5);
+    raw.close();
+    s.close();
+  });
+
+  it("another process's writes move the data version", () => {
+    const path = newPath();
+    const reader = openSqliteStore(path);
+    const writer = openSqliteStore(path);
+    const v0 = reader.dataVersion();
+    writer.insertEvent(eventOn(10));
+    expect(reader.dataVersion()).not.toBe(v0);
+    reader.close();
+    writer.close();
+  });
+});
+
+describe('SQLite WAL checkpoints', () => {
+  it('with checkpoints left to a thread, the WAL still starts over; closing removes it', async () => {
+    const path = newPath();
+    const s = SqliteStore.open(path);
+    // Frames in the WAL now: `mxFrame` of the wal-index header (https://sqlite.org/walformat.html,
+    // offset 16, native byte order), read from the file so that no checkpoint of ours interferes.
+    const frames = () => readFileSync(`${path}-shm`).readUInt32LE(16);
+    let written = 0;
+    const write = () => s.insertEvent(eventOn(1 + (written % 28), 10, { title: `Event ${written++}` }));
+    for (let i = 0; i < 600; i++) {
+      write();
+      // Between requests, as in the server: the thread's answers are handled here.
+      if (i % 20 === 0) await new Promise((done) => setTimeout(done, 2));
+    }
+    // ~10 pages a write: without the WAL starting over it holds thousands of frames for good.
+    await expect
+      .poll(
+        async () => {
+          write();
+          await new Promise((done) => setTimeout(done, 10));
+          return frames();
+        },
+        { timeout: 15_000, interval: 0 },
+      )
+      .toBeLessThan(200);
+    expect(s.listEvents(eventQuery({ limit: 1 })).total).toBe(written);
+    s.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const again = SqliteStore.open(path);
+    expect(again.listEvents(eventQuery({ limit: 1 })).total).toBe(written);
+    again.close();
+  });
+
+  it('the WAL starts over under writes that never pause', async () => {
+    const path = newPath();
+    const s = SqliteStore.open(path);
+    const frames = () => readFileSync(`${path}-shm`).readUInt32LE(16);
+    let most = 0;
+    for (let i = 0; i < 4000; i++) {
+      s.insertEvent(eventOn(1 + (i % 28), 10, { title: `Event ${i}` }));
+      // The thread copies while writes go on; only a turn of the event loop between them.
+      await new Promise((done) => setImmediate(done));
+      if (i >= 3000) most = Math.max(most, frames());
+    }
+    s.close();
+    // ~10 pages a write: a WAL that never started over would hold ~40,000 frames by now.
+    expect(most).toBeLessThan(10_000);
   });
 });

@@ -37,7 +37,7 @@ export function userContract(open: OpenStore): void {
       expect(s.listUsers()).toEqual([ann, bob]);
     });
 
-    it('application passwords: listed per user, touched, deleted', () => {
+    it('application passwords: listed per user, touched, deleted; each names its user while it exists', () => {
       const s = store();
       const ann = s.insertUser({ login: 'ann', email: 'a@x.org', role: 'editor', display_name: 'Ann' });
       const bob = s.insertUser({ login: 'bob', email: 'b@x.org', role: 'editor', display_name: 'Bob' });
@@ -63,9 +63,12 @@ export function userContract(open: OpenStore): void {
         last_used_utc: null,
       });
       expect(s.appPasswords(ann.id)).toEqual([p1, p2]);
+      expect(s.appPasswordUser(p1.id)).toEqual(ann);
       s.touchAppPassword(p2.id, '2027-02-01 10:00:00');
       s.deleteAppPassword(p1.id);
       expect(s.appPasswords(ann.id)).toEqual([{ ...p2, last_used_utc: '2027-02-01 10:00:00' }]);
+      expect(s.appPasswordUser(p1.id)).toBeUndefined();
+      expect(s.appPasswordUser(p2.id)).toEqual(ann);
     });
   });
 }

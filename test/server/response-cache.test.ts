@@ -1,0 +1,124 @@
+/**
+ * Kept GET answers (src/server/response-cache.ts): a kept answer is served only while the stored
+ * data is unchanged — by this server or by another process on the same file — and never to
+ * another caller, in another representation or on another site-local day.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ResponseCache } from '../../src/server/response-cache.ts';
+import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import { eventRecord } from './fixtures.ts';
+import { makeApp, NOW } from './harness.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'calsync-cache-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const event = (title: string) => ({
+  title,
+  start_date: '2026-12-01 19:00',
+  end_date: '2026-12-01 21:00',
+  status: 'publish',
+});
+const titles = (json: { events: { title: string }[] }) => json.events.map((e) => e.title);
+
+describe('response cache', () => {
+  it('a list read, then a create, then the same list shows the new event', async () => {
+    const h = await makeApp();
+    await h.created('/events', event('First'));
+    expect(titles((await h.call('GET', '/events')).json)).toEqual(['First']);
+    expect(titles((await h.call('GET', '/events')).json)).toEqual(['First']);
+    await h.created('/events', event('Second'));
+    const again = await h.call('GET', '/events');
+    expect(titles(again.json)).toEqual(['First', 'Second']);
+    expect(again.headers['x-tec-total']).toBe('2');
+    await h.app.close();
+  });
+
+  it('a write by another process on the same file is seen by the next read', async () => {
+    const path = join(root, 'shared.db');
+    const h = await makeApp({ path });
+    const other = openSqliteStore(path);
+    await h.created('/events', event('Ours'));
+    expect(titles((await h.call('GET', '/events')).json)).toEqual(['Ours']);
+    const single = await h.call('GET', '/events/by-slug/ours');
+    expect(single.json.title).toBe('Ours');
+    other.updateEvent({ ...other.getEvent(single.json.id)!, title: 'Renamed elsewhere' });
+    other.insertEvent(
+      eventRecord({
+        title: 'Theirs',
+        start_local: '2026-12-02 10:00:00',
+        end_local: '2026-12-02 11:00:00',
+        start_utc: '2026-12-02 10:00:00',
+        end_utc: '2026-12-02 11:00:00',
+      }),
+    );
+    expect(titles((await h.call('GET', '/events')).json)).toEqual(['Renamed elsewhere', 'Theirs']);
+    expect((await h.call('GET', '/events/by-slug/ours')).json.title).toBe('Renamed elsewhere');
+    other.close();
+    await h.app.close();
+  });
+
+  it('answers are kept per caller and per representation; HEAD shares them without a body', async () => {
+    const h = await makeApp();
+    await h.created('/events', event('Public'));
+    await h.created('/events', { ...event('Draft'), status: 'draft' });
+    const anonymous = await h.call('GET', '/events');
+    const admin = await h.call('GET', '/events?status=publish,draft', { as: 'administrator' });
+    expect(titles(anonymous.json)).toEqual(['Public']);
+    expect(titles(admin.json).sort()).toEqual(['Draft', 'Public']);
+    // The same URL for anonymous: their status filter is not allowed to see drafts.
+    const denied = await h.call('GET', '/events?status=publish,draft');
+    expect(denied.status).not.toBe(200);
+    expect(titles((await h.call('GET', '/events')).json)).toEqual(['Public']);
+    const xml = await h.call('GET', '/events', { headers: { accept: 'application/xml' } });
+    expect(xml.headers['content-type']).toMatch(/^application\/xml/);
+    const json = await h.call('GET', '/events');
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    const head = await h.call('HEAD', '/events');
+    expect(head.status).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers['x-tec-total']).toBe('1');
+    expect(head.headers.allow).toBe(json.headers.allow);
+    expect(head.headers['content-length']).toBe(json.headers['content-length']);
+    await h.app.close();
+  });
+
+  it('the default window follows the site-local date', async () => {
+    let now = NOW;
+    const h = await makeApp({ now: () => now });
+    await h.created('/events', {
+      ...event('Soon'),
+      start_date: '2026-11-22 10:00',
+      end_date: '2026-11-22 11:00',
+    });
+    expect(titles((await h.call('GET', '/events')).json)).toEqual(['Soon']);
+    // Two days later the event ended before the window's start (yesterday).
+    now = new Date('2026-11-24T12:00:00Z');
+    expect(titles((await h.call('GET', '/events')).json)).toEqual([]);
+    await h.app.close();
+  });
+
+  it('keeps within its bounds, dropping the least recently used first', () => {
+    const cache = new ResponseCache({ maxEntries: 2, maxBytes: 400 });
+    const entry = (n: number) => ({ status: 200, headers: {}, body: Buffer.alloc(n) });
+    expect(cache.get('a', 1)).toBeUndefined();
+    cache.set('a', 1, entry(10));
+    cache.set('b', 1, entry(10));
+    expect(cache.get('a', 1)).toBeDefined();
+    cache.set('c', 1, entry(10));
+    expect(cache.get('b', 1)).toBeUndefined();
+    expect(cache.get('a', 1)).toBeDefined();
+    cache.set('big', 1, entry(101));
+    expect(cache.get('big', 1)).toBeUndefined();
+    cache.set('d', 1, entry(100));
+    cache.set('e', 1, entry(100));
+    expect(cache.size).toBe(2);
+    // Another version drops everything, and answers computed under the old one are not kept.
+    expect(cache.get('e', 2)).toBeUndefined();
+    cache.set('f', 1, entry(10));
+    expect(cache.get('f', 2)).toBeUndefined();
+    expect(cache.size).toBe(0);
+  });
+});
