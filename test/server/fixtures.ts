@@ -73,6 +73,7 @@ export function seedAttachment(store: Store, over: Partial<AttachmentRecord> = {
     width: 800,
     height: 600,
     filesize: 2935,
+    sizes: {},
     date_utc: '2026-11-01 10:00:00',
     ...over,
   });

@@ -104,6 +104,7 @@ function sameFields(a: object, b: object): boolean {
   return true;
 }
 
+/** Attachments are never updated once stored: the same id is the same image. */
 function sameImage(a: AttachmentRecord | undefined, b: AttachmentRecord | undefined): boolean {
-  return a === b || (a !== undefined && b !== undefined && sameFields(a, b));
+  return a?.id === b?.id;
 }

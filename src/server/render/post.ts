@@ -45,5 +45,16 @@ export function renderImage(a: AttachmentRecord | undefined): Record<string, unk
   if (a.width) image.width = a.width;
   if (a.height) image.height = a.height;
   if (a.filesize) image.filesize = a.filesize;
+  const names = Object.keys(a.sizes);
+  if (names.length) {
+    // Size files sit beside the original, as in wp-content/uploads.
+    const folder = a.url.slice(0, a.url.lastIndexOf('/') + 1);
+    const sizes: Record<string, unknown> = {};
+    for (const name of names) {
+      const { file, ...size } = a.sizes[name];
+      sizes[name] = { ...size, url: folder + file };
+    }
+    image.sizes = sizes;
+  }
   return image;
 }

@@ -5,11 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { imageSize } from 'image-size';
 import { Agent, interceptors, request } from 'undici';
 import { canUploadImage } from '../auth/capabilities.ts';
 import { forbidden, invalidParam } from '../errors.ts';
 import type { WriteContext } from './context.ts';
+import { makeSizes, readImage } from './image-sizes.ts';
 
 const MIME_EXT: Record<string, string> = {
   'image/jpeg': 'jpg',
@@ -79,26 +79,24 @@ async function sideload(ctx: WriteContext, url: string) {
   } catch (err) {
     throw invalidParam('image', `image: could not fetch ${url}: ${(err as Error).message}`);
   }
-  let dims: { width?: number; height?: number };
-  try {
-    dims = imageSize(body);
-  } catch {
-    throw invalidParam('image', `image: ${url} is not a readable image.`);
-  }
-  const ext = MIME_EXT[mime];
+  const info = await readImage(body);
+  if (!info) throw invalidParam('image', `image: ${url} is not a readable image.`);
+  const ext = MIME_EXT[info.mime];
   const month = ctx.now.slice(0, 7).replace('-', '/');
-  const name = `${randomUUID()}.${ext}`;
-  await mkdir(join(dir, month), { recursive: true });
-  await writeFile(join(dir, month, name), body);
+  const base = randomUUID();
+  const folder = join(dir, month);
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, `${base}.${ext}`), body);
   return ctx.store.insertAttachment({
     kind: 'attachment',
     author: ctx.caller!.id,
-    url: `${ctx.cfg.siteUrl}/uploads/${month}/${name}`,
+    url: `${ctx.cfg.siteUrl}/uploads/${month}/${base}.${ext}`,
     source_url: url,
-    mime,
-    width: dims.width ?? 0,
-    height: dims.height ?? 0,
+    mime: info.mime,
+    width: info.width,
+    height: info.height,
     filesize: body.length,
+    sizes: await makeSizes(body, info, folder, base, ext),
     date_utc: ctx.now,
   });
 }

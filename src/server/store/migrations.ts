@@ -221,6 +221,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'posts, events, venues, organizers, attachments, terms, users, app passwords, event search',
     up: (db) => db.exec(SCHEMA_1),
   },
+  {
+    version: 2,
+    description: 'intermediate image sizes of attachments',
+    // A JSON object keyed by size name (A.4), `{}` for attachments stored before it existed.
+    up: (db) => db.exec(`ALTER TABLE attachments ADD COLUMN sizes TEXT NOT NULL DEFAULT '{}'`),
+  },
 ];
 
 export function schemaVersion(db: DatabaseSync): number {

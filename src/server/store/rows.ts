@@ -358,6 +358,8 @@ export interface AttachmentRow {
   width: number;
   height: number;
   filesize: number;
+  /** JSON object of ImageSizeRecord by size name. */
+  sizes: string;
   date_utc: string;
 }
 
@@ -372,6 +374,7 @@ export function attachmentRecord(r: AttachmentRow): AttachmentRecord {
     width: r.width,
     height: r.height,
     filesize: r.filesize,
+    sizes: JSON.parse(r.sizes),
     date_utc: r.date_utc,
   };
 }

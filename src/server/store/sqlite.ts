@@ -53,7 +53,7 @@ const CACHE_KIB = 65_536;
 const MMAP_BYTES = 256 * 1024 * 1024;
 
 const ATTACHMENT =
-  'SELECT id, author, url, source_url, mime, width, height, filesize, date_utc FROM attachments';
+  'SELECT id, author, url, source_url, mime, width, height, filesize, sizes, date_utc FROM attachments';
 
 export function openSqliteStore(path: string): Store {
   return SqliteStore.open(path);
@@ -188,8 +188,8 @@ export class SqliteStore implements Store {
     return this.#db.transaction(() => {
       const id = this.#newPostId('attachment');
       this.#db.run(
-        'INSERT INTO attachments (id, author, url, source_url, mime, width, height, filesize, date_utc) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO attachments (id, author, url, source_url, mime, width, height, filesize, sizes, date_utc) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
         [
           id,
           rec.author,
@@ -199,10 +199,11 @@ export class SqliteStore implements Store {
           rec.width,
           rec.height,
           rec.filesize,
+          JSON.stringify(rec.sizes),
           rec.date_utc,
         ],
       );
-      return attachmentRecord({ ...rec, id });
+      return { ...rec, id };
     });
   }
 

@@ -93,7 +93,18 @@ export interface AttachmentRecord {
   width: number;
   height: number;
   filesize: number;
+  /** Intermediate sizes by name (`thumbnail`, `medium`, …), files beside the original (A.4). */
+  sizes: Record<string, ImageSizeRecord>;
   date_utc: string;
+}
+
+export interface ImageSizeRecord {
+  width: number;
+  height: number;
+  'mime-type': string;
+  filesize: number;
+  /** File name in the original's folder. */
+  file: string;
 }
 
 export type AnyPost = EventRecord | VenueRecord | OrganizerRecord | AttachmentRecord;

@@ -88,6 +88,8 @@ beforeAll(async () => {
         return send('image/png', 'plain text pretending to be a PNG');
       case '/big.png':
         return send('image/png', png(400, 400));
+      case '/wide.png':
+        return send('image/png', png(800, 600));
       default:
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('no such file');
@@ -942,6 +944,26 @@ describe('event images (B.6.2, A.4)', () => {
     const byUrl = await create({ ...EVENT, image: e.image.url });
     expect(byUrl.image.id).toBe(e.image.id);
     expect(hits.filter((u) => u === '/poster.png').length).toBe(fetched);
+  });
+
+  it('T081 a sideloaded 800×600 image gets WordPress sizes, each served beside the original', async () => {
+    const e = await create({ ...EVENT, image: `${imageBase}/wide.png` }, 'author');
+    expect(e.image).toMatchObject({ extension: 'png', width: 800, height: 600 });
+    const sizes = e.image.sizes as Record<string, { width: number; height: number; url: string }>;
+    expect(Object.keys(sizes).sort()).toEqual(['medium', 'medium_large', 'thumbnail']);
+    expect(sizes.thumbnail).toMatchObject({ width: 150, height: 150, 'mime-type': 'image/png' });
+    expect(sizes.medium).toMatchObject({ width: 300, height: 225 });
+    expect(sizes.medium_large).toMatchObject({ width: 768, height: 576 });
+    const folder = e.image.url.slice(0, e.image.url.lastIndexOf('/') + 1);
+    for (const size of Object.values(sizes)) {
+      expect(size.url.startsWith(folder)).toBe(true);
+      const served = await h.app.inject({ method: 'GET', url: new URL(size.url).pathname });
+      expect(served.statusCode, size.url).toBe(200);
+      expect(served.headers['content-type']).toMatch(/^image\/png/);
+    }
+    // A 40×30 poster fits inside every size: no copies, and no `sizes` key (A.4).
+    const small = await create({ ...EVENT, image: `${imageBase}/poster.png` }, 'author');
+    expect(small.image).not.toHaveProperty('sizes');
   });
 
   it('T082 a JPEG URL is sideloaded with its size and served back', async () => {

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError } from '../../../src/server/store/errors.ts';
@@ -87,6 +87,22 @@ describe('SQLite store files', () => {
     expect(schemaVersion(db)).toBe(2);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'c'").get()).toBeUndefined();
     db.close();
+  });
+
+  it('a version 1 file gains image sizes: its attachments read back with none', () => {
+    const path = newPath();
+    mkdirSync(dirname(path), { recursive: true });
+    const db = new DatabaseSync(path);
+    migrate(db, MIGRATIONS.slice(0, 1));
+    db.exec("INSERT INTO posts (id, kind) VALUES (7, 'attachment')");
+    db.exec(
+      'INSERT INTO attachments (id, author, url, source_url, mime, width, height, filesize, date_utc) ' +
+        "VALUES (7, 1, 'https://cal.example.org/uploads/a.png', NULL, 'image/png', 800, 600, 2935, '2026-01-01 00:00:00')",
+    );
+    db.close();
+    const store = openSqliteStore(path);
+    expect(store.getAttachment(7)).toMatchObject({ id: 7, width: 800, sizes: {} });
+    store.close();
   });
 
   it('writes by another connection are seen at once, remembered totals included', () => {

@@ -52,6 +52,7 @@ export function postContract(open: OpenStore): void {
         url: 'https://cal.example.org/uploads/a.png',
         source_url: null,
         mime: 'image/png',
+        sizes: {},
         width: 10,
         height: 20,
         filesize: 300,
@@ -239,6 +240,7 @@ export function postContract(open: OpenStore): void {
         width: 1,
         height: 1,
         filesize: 1,
+        sizes: {},
         date_utc: '2027-01-01 09:00:00',
       };
       const local = s.insertAttachment({ ...base, url: 'https://cal.example.org/u/a.jpg', source_url: null });
