@@ -87,6 +87,7 @@ export interface ZoneInfo {
   readonly iana: IANAZone | null; // null: fixed offset
   readonly fixedMs: number;
   readonly hourOffsets: Map<number, number>; // UTC hour → offset in ms, for hours without a transition
+  readonly dayOffsets: Map<number, number>; // UTC day → offset in ms, or NaN: a transition that day
 }
 
 const zoneInfos = new Map<string, ZoneInfo>();
@@ -104,15 +105,31 @@ export function zoneInfo(zone: Zone): ZoneInfo {
     iana: typeof minutes === 'number' ? null : IANAZone.create(name),
     fixedMs: (minutes ?? 0) * 60 * SECOND,
     hourOffsets: new Map(),
+    dayOffsets: new Map(),
   };
   zoneInfos.set(zone, info);
   return info;
 }
 
-/** The zone's offset from UTC in ms (whole seconds) at the instant `ms`. */
+/**
+ * The zone's offset from UTC in ms (whole seconds) at the instant `ms`. Remembered per UTC day
+ * when the offset is the same at both ends of it, else per hour: events spread over a year
+ * touch ~365 days a zone, and each asks for several instants around its wall time.
+ */
 export function offsetAt(info: ZoneInfo, ms: number): number {
   const iana = info.iana;
   if (iana === null) return info.fixedMs;
+  const day = Math.floor(ms / DAY);
+  const daily = info.dayOffsets.get(day);
+  if (daily !== undefined && !Number.isNaN(daily)) return daily;
+  if (daily === undefined) {
+    const start = ianaOffset(iana, day * DAY);
+    // No zone changes its offset twice within a day, so equal ends mean no change inside.
+    const same = start === ianaOffset(iana, day * DAY + DAY - SECOND);
+    if (info.dayOffsets.size >= MAX_CACHED_HOURS) info.dayOffsets.clear();
+    info.dayOffsets.set(day, same ? start : Number.NaN);
+    if (same) return start;
+  }
   const hour = Math.floor(ms / HOUR);
   const cached = info.hourOffsets.get(hour);
   if (cached !== undefined) return cached;
