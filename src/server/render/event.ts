@@ -8,6 +8,7 @@ import { type ParsedCost, parseCost } from '../../model/cost.ts';
 import { dateDetails, isoWithOffset } from '../../model/datetime.ts';
 import { escapeTitle, htmlToText, wpautop } from '../../model/html.ts';
 import { timezoneAbbr } from '../../model/timezone-abbr.ts';
+import { type Caller, canRead } from '../auth/capabilities.ts';
 import type { Config } from '../config.ts';
 import type {
   AttachmentRecord,
@@ -36,6 +37,7 @@ type EmbeddedTerm = ReturnType<typeof renderEmbeddedTerm>;
 export function loadRelated(
   store: Store,
   events: readonly EventRecord[],
+  caller: Caller,
   known?: ReadonlyMap<number, LinkedRecord>,
 ): Related {
   const linkedIds = new Set<number>();
@@ -51,7 +53,11 @@ export function loadRelated(
   const missing = known ? [...linkedIds].filter((id) => !known.has(id)) : [...linkedIds];
   const linked = missing.length > 0 ? store.getLinkedMany(missing) : new Map<number, LinkedRecord>();
   if (known) for (const id of linkedIds) if (known.has(id)) linked.set(id, known.get(id)!);
-  for (const p of linked.values()) if (p.image_id) imageIds.add(p.image_id);
+  for (const p of linked.values()) {
+    // A draft or private venue or organizer stays hidden inside a published event (B.2).
+    if (!canRead(caller, p)) linked.delete(p.id);
+    else if (p.image_id) imageIds.add(p.image_id);
+  }
   return {
     linked,
     attachments: store.getAttachmentsMany([...imageIds]),

@@ -71,7 +71,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         echo: plan.echo,
       });
       if (plan.page > 1 && plan.page > list.totalPages) throw archivePageNotFound('event');
-      const rel = loadRelated(store, items);
+      const rel = loadRelated(store, items, ctx.caller);
       const locked = (e: EventRecord) => isLocked(ctx, e, plan.params.password);
       setTotals(reply, total, list.totalPages);
       const envelope = { ...list.links, total, total_pages: list.totalPages };
@@ -107,7 +107,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       reply.code(201).header('location', `${ctx.cfg.apiBase}/calendar/events/v1/events/${event.id}`);
       // The list-item representation, as text: its venue and organizer are usually kept already, and
       // the event's own fields are then kept for the list pages that will show it.
-      return sendJsonText(reply, listJson.item(event, loadRelated(store, [event], linked)));
+      return sendJsonText(reply, listJson.item(event, loadRelated(store, [event], ctx.caller, linked)));
     },
   );
 
@@ -224,7 +224,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     single: boolean,
     known?: ReadonlyMap<number, LinkedRecord>,
   ) {
-    return renderEvent(e, loadRelated(store, [e], known), ctx.cfg, { single });
+    return renderEvent(e, loadRelated(store, [e], ctx.caller, known), ctx.cfg, { single });
   }
 }
 

@@ -103,7 +103,9 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       const p = parseParams(LinkedListQuery, requestParams(req));
       const page = p.page ?? 1;
       const perPage = Math.min(p.per_page ?? ctx.cfg.defaultPerPage, ctx.cfg.maxPerPage);
-      if (p.event !== undefined && !store.getEvent(p.event)) {
+      // An event the caller may not read answers like an unknown one (B.2).
+      const filterEvent = p.event === undefined ? undefined : store.getEvent(p.event);
+      if (p.event !== undefined && !(filterEvent && canRead(ctx.caller, filterEvent))) {
         throw invalidParam('event', `event: ${p.event} is not a valid event id.`);
       }
       const visibility = listVisibility(ctx.caller, p.status);

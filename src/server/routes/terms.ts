@@ -17,7 +17,7 @@ import {
   type TermListParams,
   TermListQuery,
 } from '../../model/index.ts';
-import { canManageTerms } from '../auth/capabilities.ts';
+import { canManageTerms, canRead } from '../auth/capabilities.ts';
 import { forbidden, invalidParam, notFoundById } from '../errors.ts';
 import { parseParams } from '../params.ts';
 import { renderTerm } from '../render/term.ts';
@@ -108,7 +108,9 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
       // `event` is an alias of `post` and wins (B.11).
       const eventParam = p.event !== undefined ? 'event' : p.post !== undefined ? 'post' : undefined;
       const eventId = eventParam && p[eventParam];
-      if (eventParam && !store.getEvent(eventId!)) {
+      // An event the caller may not read answers like an unknown one (B.2).
+      const filterEvent = eventParam ? store.getEvent(eventId!) : undefined;
+      if (eventParam && !(filterEvent && canRead(req.caller, filterEvent))) {
         throw invalidParam(eventParam, `${eventParam}: ${eventId} is not a valid event id.`);
       }
       const { items, total } = store.listTerms({

@@ -15,7 +15,7 @@ import {
   type VenueWriteInput,
 } from '../../model/index.ts';
 import { normalizeTimezone } from '../../model/timezone.ts';
-import { canSetOtherAuthor } from '../auth/capabilities.ts';
+import { canRead, canSetOtherAuthor } from '../auth/capabilities.ts';
 import { ApiError, forbidden, invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
 import type { EventRecord, LinkedKind, LinkedRecord } from '../store/store.ts';
@@ -221,7 +221,8 @@ function resolveLinked(
   const param = kind === 'venue' ? 'venue' : 'organizer';
   if ('id' in ref) {
     const item = ctx.store.getLinked(kind, ref.id);
-    if (!item || item.status === 'trash')
+    // An item the caller may not read answers like an unknown id: nothing leaks (B.2).
+    if (!item || item.status === 'trash' || !canRead(ctx.caller, item))
       throw invalidParam(param, `${param}: ${ref.id} is not a valid ${kind} id.`);
     return item;
   }

@@ -22,7 +22,7 @@ const visibility = { statuses: ['publish' as const], ownStatuses: [], ownerId: n
 function expectSameAsRenderEvent(json: EventListJson): void {
   const { items } = h.store.listEvents({ offset: 0, limit: 50, visibility });
   expect(items.length).toBeGreaterThan(0);
-  const rel = loadRelated(h.store, items);
+  const rel = loadRelated(h.store, items, h.users.administrator);
   for (const e of items) {
     expect(json.item(e, rel)).toBe(JSON.stringify(renderEvent(e, rel, h.app.config, { single: false })));
   }

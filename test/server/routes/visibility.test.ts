@@ -1,0 +1,80 @@
+/**
+ * Unpublished items never leak through another resource (B.2: anonymous callers read published
+ * items only; authors and contributors their own): not embedded in events, not linkable by id,
+ * not usable as a list filter.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type Harness, makeApp } from '../harness.ts';
+
+const EVENT = {
+  title: 'Harbour concert',
+  start_date: '2027-05-01 19:00:00',
+  end_date: '2027-05-01 21:00:00',
+};
+
+let h: Harness;
+beforeEach(async () => {
+  h = await makeApp();
+});
+afterEach(async () => {
+  await h.app.close();
+});
+
+describe('unpublished venues, organizers and events stay hidden', () => {
+  it('a draft venue inside a published event is shown to editors only, in lists and single reads', async () => {
+    const venue = await h.created('/venues', { venue: 'Secret Hall', status: 'draft' }, 'administrator');
+    const organizer = await h.created(
+      '/organizers',
+      { organizer: 'Quiet Org', status: 'draft' },
+      'administrator',
+    );
+    const event = await h.created(
+      '/events',
+      { ...EVENT, venue: venue.id, organizer: [organizer.id] },
+      'administrator',
+    );
+    expect(event.venue.venue).toBe('Secret Hall');
+
+    for (const as of [undefined, 'subscriber', 'contributor'] as const) {
+      const single = await h.call('GET', `/events/${event.id}`, { as });
+      expect(single.status).toBe(200);
+      expect(single.json.venue, as).toEqual([]);
+      expect(single.json.organizer, as).toEqual([]);
+      const list = await h.call('GET', '/events', { as });
+      expect(list.json.events[0].venue, as).toEqual([]);
+      expect(list.body, as).not.toContain('Secret Hall');
+    }
+    const editor = await h.call('GET', `/events/${event.id}`, { as: 'editor' });
+    expect(editor.json.venue.venue).toBe('Secret Hall');
+  });
+
+  it("linking another user's draft venue or organizer by id is a 400, like an unknown id", async () => {
+    const venue = await h.created('/venues', { venue: 'Secret Hall', status: 'draft' }, 'administrator');
+    const organizer = await h.created(
+      '/organizers',
+      { organizer: 'Quiet Org', status: 'draft' },
+      'administrator',
+    );
+    for (const body of [{ venue: venue.id }, { organizer: [organizer.id] }]) {
+      const res = await h.call('POST', '/events', { as: 'contributor', body: { ...EVENT, ...body } });
+      expect(res.status).toBe(400);
+      expect(res.json.code).toBe('rest_invalid_param');
+    }
+    expect((await h.call('GET', '/events', { as: 'administrator' })).json.total).toBe(0);
+  });
+
+  it('a draft event cannot be used to list its terms, venue or organizers by those who may not read it', async () => {
+    const draft = await h.created(
+      '/events',
+      { ...EVENT, status: 'draft', categories: ['Layoffs'], venue: { venue: 'Board Room' } },
+      'administrator',
+    );
+    for (const path of [`/categories?event=${draft.id}&hide_empty=false`, `/venues?event=${draft.id}`]) {
+      const anon = await h.call('GET', path);
+      expect(anon.status, path).toBe(400);
+      expect(anon.body).not.toContain('Layoffs');
+      const admin = await h.call('GET', path, { as: 'administrator' });
+      expect(admin.status, path).toBe(200);
+    }
+  });
+});
