@@ -68,16 +68,30 @@ export async function main(io: CliIO): Promise<number> {
   const store = openSqliteStore(dataFile);
   const siteUrl =
     (values.site as string | undefined) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const app = await buildApp({
-    store,
-    siteUrl,
-    apiBase: values['api-base'] as string | undefined,
-    siteTimezone: values.timezone as string | undefined,
-    responseCache: { maxEntries: cacheMb > 0 ? 2_000 : 0, maxBytes: cacheMb * 1024 * 1024 },
-    uploadsDir: join(dirname(dataFile), 'uploads'),
-    logger: { level: io.env.LOG_LEVEL ?? 'info' },
-  });
-  const address = await app.listen({ port, host });
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  try {
+    app = await buildApp({
+      store,
+      siteUrl,
+      apiBase: values['api-base'] as string | undefined,
+      siteTimezone: values.timezone as string | undefined,
+      responseCache: { maxEntries: cacheMb > 0 ? 2_000 : 0, maxBytes: cacheMb * 1024 * 1024 },
+      uploadsDir: join(dirname(dataFile), 'uploads'),
+      logger: { level: io.env.LOG_LEVEL ?? 'info' },
+    });
+  } catch (err) {
+    store.close();
+    io.stderr.write(`serve: ${(err as Error).message}\n`);
+    return 2;
+  }
+  let address: string;
+  try {
+    address = await app.listen({ port, host });
+  } catch (err) {
+    await app.close(); // closes the store too
+    io.stderr.write(`serve: cannot listen on ${host}:${port}: ${(err as Error).message}\n`);
+    return 1;
+  }
   io.stdout.write(`calsync serving ${dataFile} at ${address}/calendar/events/v1\n`);
   await new Promise<void>((done) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => done());

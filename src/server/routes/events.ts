@@ -24,7 +24,7 @@ import { EventListJson } from '../render/event-json.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';
-import { TRASH_SUFFIX } from '../services/publication.ts';
+import { trashedSlug } from '../services/publication.ts';
 import type { EventRecord, LinkedRecord } from '../store/store.ts';
 import { type Alternatives, paging, pickFormat, send, sendJsonText, setTotals } from './respond.ts';
 import { defineRoute, requestParams } from './spec.ts';
@@ -208,7 +208,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         const trashed = store.updateEvent({
           ...e,
           status: 'trash',
-          slug: `${e.slug}${TRASH_SUFFIX}`,
+          slug: trashedSlug(ctx, 'event', e.id, e.slug),
           modified_utc: ctx.now,
           modified_set: true,
         });

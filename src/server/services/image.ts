@@ -53,6 +53,9 @@ export async function sideloadImage(ctx: WriteContext, url: string): Promise<num
   return (await sideload(ctx, url)).id;
 }
 
+/** What the answer of an image URL was wrong with, safe to tell the caller. */
+class FetchProblem extends Error {}
+
 async function sideload(ctx: WriteContext, url: string) {
   const dir = ctx.cfg.uploadsDir;
   if (!dir) throw invalidParam('image', 'image: uploads by URL are not enabled on this server.');
@@ -66,18 +69,20 @@ async function sideload(ctx: WriteContext, url: string) {
       .toLowerCase();
     if (res.statusCode !== 200 || !MIME_EXT[mime]) {
       await res.body.dump();
-      throw new Error(`HTTP ${res.statusCode} ${mime || 'without a content type'}`);
+      throw new FetchProblem(`HTTP ${res.statusCode} ${mime || 'without a content type'}`);
     }
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of res.body) {
       size += chunk.length;
-      if (size > ctx.cfg.imageMaxBytes) throw new Error(`larger than ${ctx.cfg.imageMaxBytes} bytes`);
+      if (size > ctx.cfg.imageMaxBytes) throw new FetchProblem(`larger than ${ctx.cfg.imageMaxBytes} bytes`);
       chunks.push(chunk);
     }
     body = Buffer.concat(chunks);
   } catch (err) {
-    throw invalidParam('image', `image: could not fetch ${url}: ${(err as Error).message}`);
+    // Network errors are not echoed: they would let a caller probe hosts near the server.
+    const why = err instanceof FetchProblem ? err.message : 'no answer';
+    throw invalidParam('image', `image: could not fetch ${url}: ${why}`);
   }
   const info = await readImage(body);
   if (!info) throw invalidParam('image', `image: ${url} is not a readable image.`);

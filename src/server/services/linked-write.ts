@@ -15,7 +15,7 @@ import { forbidden, invalidParam } from '../errors.ts';
 import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { type ImagePlan, planImage, sideloadImage } from './image.ts';
-import { resolvePublication, TRASH_SUFFIX } from './publication.ts';
+import { resolvePublication, trashedSlug } from './publication.ts';
 
 export type LinkedWriteInput = VenueWriteInput | OrganizerWriteInput;
 
@@ -102,7 +102,7 @@ export function trashLinked(ctx: WriteContext, existing: LinkedRecord): LinkedRe
     return ctx.store.updateLinked({
       ...existing,
       status: 'trash',
-      slug: `${existing.slug}${TRASH_SUFFIX}`,
+      slug: trashedSlug(ctx, existing.kind, existing.id, existing.slug),
       modified_utc: ctx.now,
       modified_set: true,
     });

@@ -32,6 +32,14 @@ interface Existing {
 const PRETTY: ReadonlySet<Status> = new Set(['publish', 'future', 'private']);
 export const TRASH_SUFFIX = '__trashed';
 
+/**
+ * The slug of a trashed post (A.0: `…__trashed`), unique among its kind like any slug; a draft
+ * without a slug keeps none, so by-slug routes still cannot reach it (B.8).
+ */
+export function trashedSlug(ctx: WriteContext, kind: 'event' | LinkedKind, id: number, slug: string): string {
+  return slug === '' ? '' : uniqueSlug(`${slug}${TRASH_SUFFIX}`, (s) => ctx.store.slugTaken(kind, s, id));
+}
+
 export function resolvePublication(
   ctx: WriteContext,
   kind: 'event' | LinkedKind,

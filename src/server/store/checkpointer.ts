@@ -62,7 +62,8 @@ export class WalCheckpointer {
     if (!worker) return;
     this.#worker = undefined;
     worker.postMessage('close');
-    Atomics.wait(this.#workerClosed, 0, 0, CLOSE_WAIT_MS);
+    // A thread that did not answer in time (dead, or stuck) is stopped rather than waited for.
+    if (Atomics.wait(this.#workerClosed, 0, 0, CLOSE_WAIT_MS) === 'timed-out') void worker.terminate();
   }
 
   #thread(): Worker {

@@ -71,6 +71,7 @@ export class SqliteUsers {
   }
 
   touchAppPassword(id: number, at: string): void {
-    this.#db.run('UPDATE app_passwords SET last_used_utc = ? WHERE id = ?', [at, id]);
+    // Bookkeeping, not data any answer shows: it must not empty the response cache.
+    this.#db.upkeep(() => this.#db.run('UPDATE app_passwords SET last_used_utc = ? WHERE id = ?', [at, id]));
   }
 }
