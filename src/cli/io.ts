@@ -6,7 +6,7 @@ export interface CliIO {
   stderr: { write(s: string): unknown };
 }
 
-export const processIO = (): CliIO => ({
+const processIO = (): CliIO => ({
   argv: process.argv.slice(2),
   env: process.env,
   stdout: process.stdout,

@@ -15,7 +15,7 @@ export {
   VenueList,
 } from './queries.ts';
 export { OrganizerRefs, type Ref, type TermRef, TermRefs, VenueRef } from './refs.ts';
-export { ROLES, type Role, STATUSES, type Status, WRITABLE_STATUSES } from './status.ts';
+export { PERMALINK_STATUSES, ROLES, type Role, STATUSES, type Status, WRITABLE_STATUSES } from './status.ts';
 export {
   Category,
   CategoryList,

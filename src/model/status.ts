@@ -14,5 +14,8 @@ export const StatusFilter = z
   .pipe(z.array(z.enum(STATUSES)).min(1))
   .meta({ 'x-wp-type': 'array', description: 'subset of publish, future, draft, pending, private, trash' });
 
+/** Statuses with a public permalink and a slug of their own; drafts, pending and trash have neither (A.0). */
+export const PERMALINK_STATUSES: ReadonlySet<Status> = new Set(['publish', 'future', 'private']);
+
 export const ROLES = ['administrator', 'editor', 'author', 'contributor', 'subscriber'] as const;
 export type Role = (typeof ROLES)[number];

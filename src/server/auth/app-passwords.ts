@@ -12,7 +12,7 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const CACHE_TTL_MS = 5 * 60_000;
 const CACHE_MAX = 10_000;
 
-export function generateAppPassword(): string {
+function generateAppPassword(): string {
   let s = '';
   for (let i = 0; i < 24; i++) s += ALPHABET[randomInt(ALPHABET.length)];
   return s;

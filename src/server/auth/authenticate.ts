@@ -9,7 +9,7 @@ import type { Caller } from './capabilities.ts';
 
 export type SchemeHandler = (credentials: string) => Promise<Caller>;
 
-export const unauthorized = (code: string, message: string, extra?: string) =>
+const unauthorized = (code: string, message: string, extra?: string) =>
   new ApiError(
     401,
     code,

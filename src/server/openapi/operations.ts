@@ -57,7 +57,7 @@ export function operationId(path: string, method: Method): string {
 }
 
 /** Path parameters of a template: `{id}` is digits (B.0), `{slug}` any segment. */
-export function pathParams(path: string): Json[] {
+function pathParams(path: string): Json[] {
   const one = nounOf(path)[0].toLowerCase();
   return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
     name,

@@ -1,5 +1,6 @@
 /** What events, venues and organizers render alike: dates, permalinks, global ids (A.0). */
 import { utcToLocal } from '../../model/datetime.ts';
+import { PERMALINK_STATUSES } from '../../model/index.ts';
 import type { Config } from '../config.ts';
 import type { AttachmentRecord, EventRecord, LinkedRecord } from '../store/store.ts';
 
@@ -8,8 +9,6 @@ export const ZERO_DATE = '0000-00-00 00:00:00';
 type Post = EventRecord | LinkedRecord;
 
 const POST_TYPE = { event: 'tribe_events', venue: 'tribe_venue', organizer: 'tribe_organizer' } as const;
-/** Statuses that have a public permalink; drafts, pending and trash use `?post_type=…&p=` (A.0). */
-const PRETTY = new Set(['publish', 'future', 'private']);
 
 export function postDates(p: Post, cfg: Config) {
   // WordPress keeps `post_date_gmt` at zero while a draft's date floats (A.0).
@@ -24,7 +23,7 @@ export function postDates(p: Post, cfg: Config) {
 }
 
 export function permalink(p: Post, cfg: Config): string {
-  return PRETTY.has(p.status) && p.slug
+  return PERMALINK_STATUSES.has(p.status) && p.slug
     ? `${cfg.siteUrl}/${p.kind}/${p.slug}/`
     : `${cfg.siteUrl}/?post_type=${POST_TYPE[p.kind]}&p=${p.id}`;
 }

@@ -27,7 +27,7 @@ import { writeEvent } from '../services/event-write.ts';
 import { trashedSlug } from '../services/publication.ts';
 import type { EventRecord, LinkedRecord } from '../store/store.ts';
 import { type Alternatives, paging, pickFormat, send, sendJsonText, setTotals } from './respond.ts';
-import { defineRoute, requestParams } from './spec.ts';
+import { defineRoute, errors, requestParams } from './spec.ts';
 
 const FORMATS = ['json', 'ical', 'csv', 'xml'] as const;
 const TAG = 'Events';
@@ -36,8 +36,6 @@ const DeleteQuery = z.object({
   force: wpBoolean.describe('delete permanently instead of trashing'),
   password: z.string(),
 });
-
-const errors = (...statuses: number[]) => statuses.map((status) => ({ status, description: 'Error' }));
 
 export async function eventRoutes(app: FastifyInstance): Promise<void> {
   const { store } = app;

@@ -36,7 +36,7 @@ import { createLinked, deleteLinked, trashLinked, updateLinked } from '../servic
 import { listVisibility } from '../services/visibility.ts';
 import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import { paging, pickFormat, send, setTotals } from './respond.ts';
-import { defineRoute, requestParams } from './spec.ts';
+import { defineRoute, errors, requestParams } from './spec.ts';
 
 export interface LinkedRoutesOptions {
   kind: LinkedKind;
@@ -69,8 +69,6 @@ const FORMATS = ['json', 'xml', 'csv'] as const;
 const DeleteQuery = z.object({ force: wpBoolean.describe('delete permanently instead of trashing') });
 /** Echoed in `rest_url` after page, per_page, search and status, in route-table order (A.7). */
 const ECHO_TAIL = ['event', 'has_events', 'only_with_upcoming'] as const;
-
-const errors = (...statuses: number[]) => statuses.map((status) => ({ status, description: 'Error' }));
 
 export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesOptions): Promise<void> {
   const { store } = app;

@@ -18,7 +18,7 @@ import { buildOpenApi } from '../openapi/index.ts';
 import { nounOf } from '../openapi/operations.ts';
 import { type Json, listElement, toJson, wpType } from '../openapi/schemas.ts';
 import { parseParams } from '../params.ts';
-import { defineRoute, type Method, type RouteSpec, toPattern } from './spec.ts';
+import { defineRoute, errors, type Method, type RouteSpec, toPattern } from './spec.ts';
 
 const NAMESPACE = 'calendar/events/v1';
 const TAG = 'Discovery';
@@ -67,8 +67,6 @@ const OpenApiDocument = z.record(z.string(), z.unknown()).describe('An OpenAPI 3
 /** Endpoint order in the index: GET, DELETE, then the writes (B.3, as WordPress lists them). */
 const RANK: Record<Method, number> = { GET: 0, DELETE: 1, POST: 2, PUT: 3, PATCH: 4 };
 const rank = (spec: RouteSpec) => Math.min(...spec.methods.map((m) => RANK[m]));
-
-const errors = (...statuses: number[]) => statuses.map((status) => ({ status, description: 'Error' }));
 
 export async function rootRoutes(app: FastifyInstance): Promise<void> {
   const cache = new Map<string, string>();

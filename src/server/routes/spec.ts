@@ -40,6 +40,10 @@ export interface RouteSpec {
   cache?: boolean;
 }
 
+/** Error responses of a route, for the OpenAPI document; every error body is the Error schema. */
+export const errors = (...statuses: number[]): ResponseSpec[] =>
+  statuses.map((status) => ({ status, description: 'Error' }));
+
 export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /** `/events/{id}` → `/events/:id(^\d+)`: ids are digits, so `/events/abc` is no route (B.0). */

@@ -25,7 +25,7 @@ import { contextOf } from '../services/context.ts';
 import { createTerm, updateTerm } from '../services/term-write.ts';
 import type { Store, TermRecord } from '../store/store.ts';
 import { type ListPage, paging, pickFormat, send, setTotals } from './respond.ts';
-import { defineRoute, requestParams } from './spec.ts';
+import { defineRoute, errors, requestParams } from './spec.ts';
 
 export interface TermRoutesOptions {
   kind: TermKind;
@@ -60,8 +60,6 @@ const ECHO = [
 
 /** Terms have no CSV or iCalendar representation (B.12). */
 const FORMATS = ['json', 'xml'] as const;
-
-const errors = (...statuses: number[]) => statuses.map((status) => ({ status, description: 'Error' }));
 
 export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptions): Promise<void> {
   const { store } = app;

@@ -3,7 +3,7 @@
  * whole days unless `strict_dates`, bounds as UTC instants, slugs resolved to ids, the
  * caller's visibility; plus the effective query echoed in `rest_url` (A.7, E2).
  */
-import { localToUtc, parseDateInput, utcToLocal } from '../../model/datetime.ts';
+import { dayEnd, dayStart, localToUtc, parseDateInput, utcToLocal } from '../../model/datetime.ts';
 import { type EventListParams, EventListQuery } from '../../model/index.ts';
 import { invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
@@ -59,15 +59,14 @@ export function planEventList(ctx: WriteContext, raw: Record<string, unknown>): 
 
   // Site-local bounds, snapped to whole days unless strict (B.5), compared as UTC instants.
   const local = (v: string) => parseDateInput(v, zone)!.local;
-  const snap = (v: string, end: boolean) =>
-    strict ? v : `${v.slice(0, 10)} ${end ? '23:59:59' : '00:00:00'}`;
+  const snap = (v: string, end: boolean) => (strict ? v : end ? dayEnd(v) : dayStart(v));
   if (p.include === undefined) {
     const hasRange = p.start_date !== undefined || p.end_date !== undefined;
     const hasBounds = BOUNDS.some((k) => p[k] !== undefined);
     if (hasRange || !hasBounds) {
       const today = utcToLocal(ctx.now, zone).slice(0, 10);
-      const start = p.start_date ? snap(local(p.start_date), false) : `${addDays(today, -1)} 00:00:00`;
-      const end = p.end_date ? snap(local(p.end_date), true) : `${addYears(today, 2)} 23:59:59`;
+      const start = p.start_date ? snap(local(p.start_date), false) : dayStart(addDays(today, -1));
+      const end = p.end_date ? snap(local(p.end_date), true) : dayEnd(addYears(today, 2));
       query.startFrom = localToUtc(start, zone);
       query.endTo = localToUtc(end, zone);
       echoed.start_date = start;

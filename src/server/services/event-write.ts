@@ -4,7 +4,7 @@
  * checked before the first write, and all writes of one request share a transaction, so
  * bad input writes nothing.
  */
-import { localToUtc, parseDateInput } from '../../model/datetime.ts';
+import { dayEnd, dayStart, localToUtc, parseDateInput } from '../../model/datetime.ts';
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import {
   EVENT_NULLABLE,
@@ -193,13 +193,13 @@ function resolveTimes(input: EventWriteInput, zone: string, existing?: EventReco
   let start = local(input.start_date, existing?.start_local);
   let end = local(input.end_date, existing?.end_local);
   if (allDay) {
-    start = `${start.slice(0, 10)} 00:00:00`;
-    end = `${end.slice(0, 10)} 23:59:59`;
+    start = dayStart(start);
+    end = dayEnd(end);
   }
   let startUtc = localToUtc(start, zone);
   let endUtc = localToUtc(end, zone);
   if (endUtc < startUtc) {
-    end = allDay ? `${start.slice(0, 10)} 23:59:59` : start;
+    end = allDay ? dayEnd(start) : start;
     endUtc = localToUtc(end, zone);
     startUtc = localToUtc(start, zone);
   }

@@ -3,7 +3,7 @@
  * rules events, venues and organizers share.
  */
 import { parseDateInput } from '../../model/datetime.ts';
-import type { Status } from '../../model/index.ts';
+import { PERMALINK_STATUSES, type Status } from '../../model/index.ts';
 import { slugify, uniqueSlug } from '../../model/slug.ts';
 import { canPublish, effectiveStatus } from '../auth/capabilities.ts';
 import type { LinkedKind } from '../store/store.ts';
@@ -29,7 +29,6 @@ interface Existing {
   slug: string;
 }
 
-const PRETTY: ReadonlySet<Status> = new Set(['publish', 'future', 'private']);
 export const TRASH_SUFFIX = '__trashed';
 
 /**
@@ -62,13 +61,13 @@ export function resolvePublication(
 
   // Publishing fixes a floating date; `future` needs a future date and `publish` with one
   // is scheduled [live].
-  if (PRETTY.has(status) && dateUtc === null) dateUtc = ctx.now;
+  if (PERMALINK_STATUSES.has(status) && dateUtc === null) dateUtc = ctx.now;
   if (status === 'future' && dateUtc! <= ctx.now) status = 'publish';
   else if (status === 'publish' && dateUtc! > ctx.now) status = 'future';
 
   let slug = existing?.slug.replace(TRASH_SUFFIX, '') ?? '';
   if (input.slug !== undefined) slug = slugify(input.slug) || slugify(title);
-  else if (slug === '' && PRETTY.has(status)) slug = slugify(title) || kind;
+  else if (slug === '' && PERMALINK_STATUSES.has(status)) slug = slugify(title) || kind;
   if (slug && (input.slug !== undefined || slug !== existing?.slug)) {
     slug = uniqueSlug(slug, (s) => ctx.store.slugTaken(kind, s, existing?.id));
   }
