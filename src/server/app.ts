@@ -11,6 +11,7 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { AppPasswordVerifier } from './auth/app-passwords.ts';
 import { authenticate, basicScheme, type SchemeHandler } from './auth/authenticate.ts';
+import { formatUtcNow } from '../model/datetime.ts';
 import type { Caller } from './auth/capabilities.ts';
 import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';
@@ -61,6 +62,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const schemes = { basic: basicScheme(verifier), ...options.schemes };
   app.addHook('onRequest', async (req) => {
     req.caller = await authenticate(req.headers.authorization, schemes);
+    // Scheduled posts whose date has come are published before anything reads them (B.1).
+    options.store.publishDue(formatUtcNow(config.now()));
   });
 
   app.addHook('onSend', async (req, reply, payload) => {

@@ -227,6 +227,15 @@ export const MIGRATIONS: readonly Migration[] = [
     // A JSON object keyed by size name (A.4), `{}` for attachments stored before it existed.
     up: (db) => db.exec(`ALTER TABLE attachments ADD COLUMN sizes TEXT NOT NULL DEFAULT '{}'`),
   },
+  {
+    version: 3,
+    description: 'indexes of scheduled posts, for publishing them when their date comes',
+    up: (db) =>
+      db.exec(`
+        CREATE INDEX events_scheduled ON events (date_utc) WHERE status = 'future';
+        CREATE INDEX venues_scheduled ON venues (date_utc) WHERE status = 'future';
+        CREATE INDEX organizers_scheduled ON organizers (date_utc) WHERE status = 'future';`),
+  },
 ];
 
 export function schemaVersion(db: DatabaseSync): number {

@@ -55,6 +55,9 @@ const MMAP_BYTES = 256 * 1024 * 1024;
 const ATTACHMENT =
   'SELECT id, author, url, source_url, mime, width, height, filesize, sizes, date_utc FROM attachments';
 
+/** Tables of posts that can be scheduled (`future`, B.1). */
+const SCHEDULED = ['events', 'venues', 'organizers'] as const;
+
 export function openSqliteStore(path: string): Store {
   return SqliteStore.open(path);
 }
@@ -236,6 +239,24 @@ export class SqliteStore implements Store {
 
   setEventPassword(id: number, password: string | null): void {
     this.#events.setPassword(id, password);
+  }
+
+  publishDue(nowUtc: string): number {
+    // The earliest scheduled date is remembered until the next write, so a request costs a compare.
+    const next = this.#db.remember('next scheduled date', () => {
+      const row = this.#db.get<{ at: string | null }>(
+        `SELECT min(at) AS at FROM (${SCHEDULED.map((t) => `SELECT min(date_utc) AS at FROM ${t} WHERE status = 'future'`).join(' UNION ALL ')})`,
+      );
+      return row?.at ?? null;
+    });
+    if (next === null || next > nowUtc) return 0;
+    return this.#db.transaction(() =>
+      SCHEDULED.reduce(
+        (n, t) =>
+          n + this.#db.run(`UPDATE ${t} SET status = 'publish' WHERE status = 'future' AND date_utc <= ?`, [nowUtc]).changes,
+        0,
+      ),
+    );
   }
 
   // Lists and batch loads

@@ -244,6 +244,11 @@ export interface Store {
   findLinkedByName(kind: LinkedKind, name: string, description?: string): LinkedRecord | undefined;
   /** Fixtures only (B.7). */
   setEventPassword(id: number, password: string | null): void;
+  /**
+   * Publishes `future` events, venues and organizers whose date has come (B.1: they auto-publish
+   * then); returns how many. Cheap when none is due: the server calls it on every request.
+   */
+  publishDue(nowUtc: string): number;
 
   listEvents(q: EventQuery): Page<EventRecord>;
   listLinked(kind: LinkedKind, q: LinkedQuery): Page<LinkedRecord>;

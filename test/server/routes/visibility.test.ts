@@ -78,3 +78,33 @@ describe('unpublished venues, organizers and events stay hidden', () => {
     }
   });
 });
+
+describe('scheduled posts', () => {
+  it('B.1 a future event publishes itself when its date comes: lists, single reads and term counts follow', async () => {
+    let now = new Date('2026-11-21T12:00:00Z');
+    const s = await makeApp({ now: () => now });
+    try {
+      const event = await s.created(
+        '/events',
+        { ...EVENT, status: 'future', date: '2026-12-01 09:00:00', categories: ['Concerts'] },
+        'administrator',
+      );
+      expect(event.status).toBe('future');
+      expect((await s.call('GET', `/events/${event.id}`)).status).toBe(403);
+      expect((await s.call('GET', '/events')).json.total).toBe(0);
+      expect((await s.call('GET', '/categories')).json.total).toBe(0);
+
+      now = new Date('2026-12-01T09:00:01Z');
+      const single = await s.call('GET', `/events/${event.id}`);
+      expect(single.status).toBe(200);
+      expect(single.json.status).toBe('publish');
+      expect((await s.call('GET', '/events')).json.total).toBe(1);
+      expect((await s.call('GET', '/categories')).json.categories[0]).toMatchObject({
+        name: 'Concerts',
+        count: 1,
+      });
+    } finally {
+      await s.app.close();
+    }
+  });
+});
