@@ -9,9 +9,9 @@
 import { mkdir } from 'node:fs/promises';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { formatUtcNow } from '../model/datetime.ts';
 import { AppPasswordVerifier } from './auth/app-passwords.ts';
 import { authenticate, basicScheme, type SchemeHandler } from './auth/authenticate.ts';
-import { formatUtcNow } from '../model/datetime.ts';
 import type { Caller } from './auth/capabilities.ts';
 import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';

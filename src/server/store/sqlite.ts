@@ -250,13 +250,14 @@ export class SqliteStore implements Store {
       return row?.at ?? null;
     });
     if (next === null || next > nowUtc) return 0;
-    return this.#db.transaction(() =>
-      SCHEDULED.reduce(
-        (n, t) =>
-          n + this.#db.run(`UPDATE ${t} SET status = 'publish' WHERE status = 'future' AND date_utc <= ?`, [nowUtc]).changes,
-        0,
-      ),
-    );
+    return this.#db.transaction(() => {
+      let published = 0;
+      for (const table of SCHEDULED) {
+        const sql = `UPDATE ${table} SET status = 'publish' WHERE status = 'future' AND date_utc <= ?`;
+        published += this.#db.run(sql, [nowUtc]).changes;
+      }
+      return published;
+    });
   }
 
   // Lists and batch loads
