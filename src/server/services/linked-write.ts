@@ -10,12 +10,13 @@
  */
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import type { OrganizerWriteInput, VenueWriteInput } from '../../model/index.ts';
-import { canRead, canSetOtherAuthor } from '../auth/capabilities.ts';
+import { canSetOtherAuthor } from '../auth/capabilities.ts';
 import { forbidden, invalidParam } from '../errors.ts';
 import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { type ImagePlan, planImage, sideloadImage } from './image.ts';
 import { resolvePublication, trashedSlug } from './publication.ts';
+import { listVisibility } from './visibility.ts';
 
 export type LinkedWriteInput = VenueWriteInput | OrganizerWriteInput;
 
@@ -164,8 +165,7 @@ function findReadable(
   data: LinkedWriteInput,
 ): LinkedRecord | undefined {
   const description = data.description ? sanitizeHtml(data.description) : undefined;
-  const found = ctx.store.findLinkedByName(kind, name, description);
-  return found && canRead(ctx.caller, found) ? found : undefined;
+  return ctx.store.findLinkedByName(kind, name, description, listVisibility(ctx.caller));
 }
 
 function insert(

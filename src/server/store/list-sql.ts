@@ -26,7 +26,7 @@ export interface EventListSql {
 }
 
 /** `status IN statuses OR (author = ownerId AND status IN ownStatuses)` on table alias `t`. */
-function visibilitySql(t: string, v: Visibility, params: Param[]): string {
+export function visibilitySql(t: string, v: Visibility, params: Param[]): string {
   const parts: string[] = [];
   if (v.statuses.length > 0) {
     parts.push(`${t}.status IN (${placeholders(v.statuses.length)})`);

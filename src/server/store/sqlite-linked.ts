@@ -2,10 +2,10 @@
  * Venues and organizers in SQLite (B.10): one table each, the same operations on both, chosen by
  * `LinkedKind`.
  */
-import type { Connection } from './connection.ts';
+import type { Connection, Param } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { runList } from './list-page.ts';
-import { linkedListSql } from './list-sql.ts';
+import { linkedListSql, visibilitySql } from './list-sql.ts';
 import {
   nameKey,
   ORGANIZER_COLUMNS,
@@ -17,7 +17,15 @@ import {
   venueRecord,
   venueRow,
 } from './rows.ts';
-import type { LinkedKind, LinkedQuery, LinkedRecord, OrganizerRecord, Page, VenueRecord } from './store.ts';
+import type {
+  LinkedKind,
+  LinkedQuery,
+  LinkedRecord,
+  OrganizerRecord,
+  Page,
+  VenueRecord,
+  Visibility,
+} from './store.ts';
 
 type LinkedRow = VenueRow | OrganizerRow;
 
@@ -103,14 +111,20 @@ export class SqliteLinked {
   }
 
   /** B.10.2: lowest non-trashed id whose trimmed name matches case-insensitively (and description). */
-  findByName(kind: LinkedKind, name: string, description?: string): LinkedRecord | undefined {
+  findByName(
+    kind: LinkedKind,
+    name: string,
+    description?: string,
+    visibility?: Visibility,
+  ): LinkedRecord | undefined {
     const t = TABLES[kind];
-    const params = [nameKey(name)];
+    const params: Param[] = [nameKey(name)];
     let sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.name_key = ? AND l.status <> 'trash'`;
     if (description !== undefined) {
       sql += ' AND l.description = ?';
       params.push(description);
     }
+    if (visibility) sql += ` AND ${visibilitySql('l', visibility, params)}`;
     const row = this.#db.get<LinkedRow>(`${sql} ORDER BY l.id LIMIT 1`, params);
     return row && t.record(row);
   }

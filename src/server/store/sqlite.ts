@@ -43,6 +43,7 @@ import type {
   TermQuery,
   TermRecord,
   UserRecord,
+  Visibility,
 } from './store.ts';
 
 /** How long a write waits for another process's lock before failing with SQLITE_BUSY. */
@@ -233,8 +234,13 @@ export class SqliteStore implements Store {
     this.#linked.unlinkFromEvents(kind, id);
   }
 
-  findLinkedByName(kind: LinkedKind, name: string, description?: string): LinkedRecord | undefined {
-    return this.#linked.findByName(kind, name, description);
+  findLinkedByName(
+    kind: LinkedKind,
+    name: string,
+    description?: string,
+    visibility?: Visibility,
+  ): LinkedRecord | undefined {
+    return this.#linked.findByName(kind, name, description, visibility);
   }
 
   setEventPassword(id: number, password: string | null): void {

@@ -240,8 +240,16 @@ export interface Store {
   deletePost(id: number): void;
   /** B.10.1: trashing or deleting a venue/organizer unlinks it from every event. */
   unlinkFromEvents(kind: LinkedKind, id: number): void;
-  /** B.10.2 create-or-find: lowest non-trashed id with that name (case-insensitive, trimmed). */
-  findLinkedByName(kind: LinkedKind, name: string, description?: string): LinkedRecord | undefined;
+  /**
+   * B.10.2 create-or-find: lowest non-trashed id with that name (case-insensitive, trimmed), among
+   * the items `visibility` shows when given (so a caller never finds what it may not read).
+   */
+  findLinkedByName(
+    kind: LinkedKind,
+    name: string,
+    description?: string,
+    visibility?: Visibility,
+  ): LinkedRecord | undefined;
   /** Fixtures only (B.7). */
   setEventPassword(id: number, password: string | null): void;
   /**

@@ -79,6 +79,23 @@ describe('unpublished venues, organizers and events stay hidden', () => {
   });
 });
 
+describe('create-or-find', () => {
+  it("B.10.2 finds the lowest item the caller may read, passing over another user's draft", async () => {
+    const draft = await h.created('/venues', { venue: 'Main Hall', status: 'draft' }, 'administrator');
+    const published = await h.created(
+      '/venues',
+      { venue: 'Main Hall', description: 'Public' },
+      'administrator',
+    );
+    expect(published.id).not.toBe(draft.id);
+    const found = await h.call('POST', '/venues', { as: 'contributor', body: { venue: 'main hall' } });
+    expect(found.status).toBe(201);
+    expect(found.json.id).toBe(published.id);
+    const admin = await h.call('POST', '/venues', { as: 'administrator', body: { venue: 'main hall' } });
+    expect(admin.json.id).toBe(draft.id);
+  });
+});
+
 describe('scheduled posts', () => {
   it('B.1 a future event publishes itself when its date comes: lists, single reads and term counts follow', async () => {
     let now = new Date('2026-11-21T12:00:00Z');
