@@ -26,6 +26,7 @@ import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';
 import { trashedSlug } from '../services/publication.ts';
 import type { EventRecord, LinkedRecord } from '../store/store.ts';
+import { editableItem, refuseTrashed } from './item.ts';
 import { type Alternatives, paging, pickFormat, send, sendJsonText, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';
 
@@ -166,13 +167,9 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       },
       async (req, reply) => {
         const ctx = contextOf(req);
-        if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
-        const e = resolve(req);
-        if (!canEdit(ctx.caller, e)) throw forbidden(false);
+        const e = editableItem(ctx.caller, () => resolve(req));
         const params = writeParams(req, bySlug);
-        // Only an explicit non-trash status restores a trashed event (E6).
-        if (e.status === 'trash' && (params.status === undefined || params.status === 'trash'))
-          throw inTrash('event');
+        refuseTrashed(e, params, 'event');
         const updated = await writeEvent(ctx, params, e);
         return send(reply, 'json', renderOne(ctx, updated.event, false, updated.linked));
       },
@@ -193,9 +190,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       },
       async (req, reply) => {
         const ctx = contextOf(req);
-        if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
-        const e = resolve(req);
-        if (!canEdit(ctx.caller, e)) throw forbidden(false);
+        const e = editableItem(ctx.caller, () => resolve(req));
         const { force = false } = parseParams(DeleteQuery, requestParams(req));
         if (force) {
           const last = renderOne(ctx, e, false);

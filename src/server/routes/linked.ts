@@ -16,7 +16,7 @@ import {
   VenueWrite,
   wpBoolean,
 } from '../../model/index.ts';
-import { canCreate, canEdit, canRead } from '../auth/capabilities.ts';
+import { canCreate, canRead } from '../auth/capabilities.ts';
 import {
   archivePageNotFound,
   forbidden,
@@ -35,6 +35,7 @@ import { contextOf, type WriteContext } from '../services/context.ts';
 import { createLinked, deleteLinked, trashLinked, updateLinked } from '../services/linked-write.ts';
 import { listVisibility } from '../services/visibility.ts';
 import type { LinkedKind, LinkedRecord } from '../store/store.ts';
+import { editableItem, refuseTrashed } from './item.ts';
 import { paging, pickFormat, send, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';
 
@@ -217,9 +218,7 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       },
       async (req, reply) => {
         const ctx = contextOf(req);
-        if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
-        const rec = resolve(req);
-        if (!canEdit(ctx.caller, rec)) throw forbidden(false);
+        const rec = editableItem(ctx.caller, () => resolve(req));
         const { force = false } = parseParams(DeleteQuery, requestParams(req));
         if (force) {
           const last = render(ctx, rec, false);
@@ -246,13 +245,9 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       },
       async (req, reply) => {
         const ctx = contextOf(req);
-        if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
-        const rec = resolve(req);
-        if (!canEdit(ctx.caller, rec)) throw forbidden(false);
+        const rec = editableItem(ctx.caller, () => resolve(req));
         const params = requestParams(req);
-        // Only an explicit non-trash status restores a trashed item (E6, as for events).
-        if (rec.status === 'trash' && (params.status === undefined || params.status === 'trash'))
-          throw inTrash(kind);
+        refuseTrashed(rec, params, kind);
         const data = parseParams(k.write, params);
         return send(reply, 'json', render(ctx, await updateLinked(ctx, rec, data), false));
       },
