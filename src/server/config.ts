@@ -16,6 +16,11 @@ export interface ServerOptions {
   uploadsDir?: string;
   /** Largest image accepted by URL, bytes; default 10 MiB (B.6.2). */
   imageMaxBytes?: number;
+  /**
+   * Fetch image URLs on loopback and private networks too; default false, so that callers cannot
+   * use the server to probe the network it sits in (SSRF).
+   */
+  allowPrivateImageHosts?: boolean;
   /** Clock, for tests of the default list window. */
   now?: () => Date;
   /**
@@ -37,6 +42,7 @@ export interface Config {
   bodyLimit: number;
   uploadsDir: string | null;
   imageMaxBytes: number;
+  allowPrivateImageHosts: boolean;
   defaultPerPage: number;
   maxPerPage: number;
   now: () => Date;
@@ -61,6 +67,7 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
     bodyLimit: o.bodyLimit ?? 1024 * 1024,
     uploadsDir: o.uploadsDir ?? null,
     imageMaxBytes: o.imageMaxBytes ?? 10 * 1024 * 1024,
+    allowPrivateImageHosts: o.allowPrivateImageHosts ?? false,
     defaultPerPage: 10,
     maxPerPage: 50,
     now: o.now ?? (() => new Date()),

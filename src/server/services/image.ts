@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Agent, interceptors, request } from 'undici';
 import { canUploadImage } from '../auth/capabilities.ts';
 import { forbidden, invalidParam } from '../errors.ts';
 import type { WriteContext } from './context.ts';
+import { FetchProblem, fetchImage } from './image-fetch.ts';
 import { makeSizes, readImage } from './image-sizes.ts';
 
 const MIME_EXT: Record<string, string> = {
@@ -17,15 +17,6 @@ const MIME_EXT: Record<string, string> = {
   'image/gif': 'gif',
   'image/webp': 'webp',
 };
-const FETCH_TIMEOUT_MS = 10_000;
-/**
- * Follows up to 3 redirects. undici 7 dropped the `maxRedirections` request option (it now
- * throws "maxRedirections is not supported"); redirects are an interceptor on the dispatcher.
- */
-const fetcher = new Agent({ headersTimeout: FETCH_TIMEOUT_MS, bodyTimeout: FETCH_TIMEOUT_MS }).compose(
-  interceptors.redirect({ maxRedirections: 3 }),
-);
-
 /** What an `image` value resolves to before any write: an attachment id, none, or a URL to fetch. */
 export type ImagePlan = number | null | { fetch: string };
 
@@ -53,34 +44,19 @@ export async function sideloadImage(ctx: WriteContext, url: string): Promise<num
   return (await sideload(ctx, url)).id;
 }
 
-/** What the answer of an image URL was wrong with, safe to tell the caller. */
-class FetchProblem extends Error {}
+const IMAGE_TYPES: ReadonlySet<string> = new Set(Object.keys(MIME_EXT));
 
 async function sideload(ctx: WriteContext, url: string) {
   const dir = ctx.cfg.uploadsDir;
   if (!dir) throw invalidParam('image', 'image: uploads by URL are not enabled on this server.');
   let body: Buffer;
-  let mime: string;
   try {
-    const res = await request(url, { dispatcher: fetcher });
-    mime = String(res.headers['content-type'] ?? '')
-      .split(';')[0]
-      .trim()
-      .toLowerCase();
-    if (res.statusCode !== 200 || !MIME_EXT[mime]) {
-      await res.body.dump();
-      throw new FetchProblem(`HTTP ${res.statusCode} ${mime || 'without a content type'}`);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += chunk.length;
-      if (size > ctx.cfg.imageMaxBytes) throw new FetchProblem(`larger than ${ctx.cfg.imageMaxBytes} bytes`);
-      chunks.push(chunk);
-    }
-    body = Buffer.concat(chunks);
+    ({ body } = await fetchImage(url, {
+      maxBytes: ctx.cfg.imageMaxBytes,
+      allowPrivate: ctx.cfg.allowPrivateImageHosts,
+      accept: IMAGE_TYPES,
+    }));
   } catch (err) {
-    // Network errors are not echoed: they would let a caller probe hosts near the server.
     const why = err instanceof FetchProblem ? err.message : 'no answer';
     throw invalidParam('image', `image: could not fetch ${url}: ${why}`);
   }

@@ -20,7 +20,8 @@ let h: Harness;
 let uploadsDir: string;
 beforeEach(async () => {
   uploadsDir = await mkdtemp(join(tmpdir(), 'calsync-uploads-'));
-  h = await makeApp({ uploadsDir });
+  // The images are served on loopback, which a default server refuses to fetch from (SSRF).
+  h = await makeApp({ uploadsDir, allowPrivateImageHosts: true });
 });
 afterEach(async () => {
   await h.app.close();
@@ -90,6 +91,12 @@ beforeAll(async () => {
         return send('image/png', png(400, 400));
       case '/wide.png':
         return send('image/png', png(800, 600));
+      case '/moved.png':
+        res.writeHead(302, { location: '/poster.png' });
+        return res.end();
+      case '/loop.png':
+        res.writeHead(301, { location: '/loop.png' });
+        return res.end();
       default:
         res.writeHead(404, { 'content-type': 'text/plain' });
         res.end('no such file');
@@ -991,8 +998,39 @@ describe('event images (B.6.2, A.4)', () => {
     expect(snapshot(h.store)).toBe(before);
   });
 
+  it('by default image URLs on loopback or private addresses are refused before any request', async () => {
+    const guarded = await makeApp({ uploadsDir });
+    try {
+      const before = hits.length;
+      for (const image of [
+        `${imageBase}/poster.png`,
+        'http://localhost:9/a.png',
+        'http://[::1]:9/a.png',
+        'http://10.0.0.1/a.png',
+      ]) {
+        const res = await guarded.call('POST', '/events', { as: 'administrator', body: { ...EVENT, image } });
+        expect(res.status, image).toBe(400);
+        expect(res.json.data.params.image, image).toMatch(/not a public address/);
+      }
+      expect(hits.length).toBe(before);
+    } finally {
+      await guarded.app.close();
+    }
+  });
+
+  it('an image URL that redirects is followed, up to 3 redirects', async () => {
+    const e = await create({ ...EVENT, image: `${imageBase}/moved.png` }, 'author');
+    expect(e.image).toMatchObject({ extension: 'png', width: 40, height: 30 });
+    const res = await h.call('POST', '/events', {
+      as: 'author',
+      body: { ...EVENT, image: `${imageBase}/loop.png` },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.data.params.image).toMatch(/too many redirects/);
+  });
+
   it('T082 an image over the size limit is 400', async () => {
-    const small = await makeApp({ uploadsDir, imageMaxBytes: 1024 });
+    const small = await makeApp({ uploadsDir, imageMaxBytes: 1024, allowPrivateImageHosts: true });
     try {
       const res = await small.call('POST', '/events', {
         as: 'administrator',
