@@ -1,0 +1,141 @@
+/**
+ * `startFaultyProxy(upstream)`: a real HTTP server on a loopback port in front of a real server, that fails
+ * requests as a script says — the failures a client meets between it and a real WordPress host:
+ *
+ * - `500`: a JSON 500 of the API kind, without forwarding (PHP fatal error before the write);
+ * - `503`: an HTML 503 page of a proxy, without forwarding (an overloaded PHP pool);
+ * - `429`: `Retry-After: 1`, without forwarding (a rate limiter);
+ * - `reset`: the socket destroyed before forwarding (connection reset);
+ * - `lose-answer`: forwarded, and the socket destroyed instead of returning the answer (the write happened,
+ *   the client cannot know);
+ * - `stall`: forwarded, and the answer held back until the proxy closes (the client's timeout fires).
+ *
+ * Requests that match no rule are forwarded unchanged. `log` records every request with its fate and time.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { request } from 'undici';
+
+export type Fault = '500' | '503' | '429' | 'reset' | 'lose-answer' | 'stall';
+
+export interface FaultRule {
+  fault: Fault;
+  method?: string;
+  /** Matched against the path (query included). */
+  path?: RegExp;
+  /** How many matching requests it fails; default 1. */
+  times?: number;
+}
+
+export interface ProxyLogEntry {
+  method: string;
+  url: string;
+  fate: Fault | 'forwarded';
+  at: number;
+}
+
+export interface FaultyProxy {
+  /** Origin to send requests to, e.g. `http://127.0.0.1:41234`. */
+  url: string;
+  fail(rule: FaultRule): void;
+  log: ProxyLogEntry[];
+  close(): Promise<void>;
+}
+
+export async function startFaultyProxy(upstream: string): Promise<FaultyProxy> {
+  const rules: Required<FaultRule>[] = [];
+  const log: ProxyLogEntry[] = [];
+  const sockets = new Set<Socket>();
+
+  const forward = async (req: IncomingMessage, body: Buffer) => {
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v !== undefined && k !== 'host' && k !== 'connection' && k !== 'keep-alive') {
+        headers[k] = Array.isArray(v) ? v.join(', ') : v;
+      }
+    }
+    const res = await request(`${upstream}${req.url}`, {
+      method: req.method as 'GET',
+      headers,
+      body: body.length > 0 ? body : undefined,
+    });
+    return { status: res.statusCode, headers: res.headers, body: Buffer.from(await res.body.arrayBuffer()) };
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const rule = rules.find(
+      (r) => r.times > 0 && (!r.method || r.method === req.method) && r.path.test(req.url ?? ''),
+    );
+    if (rule) rule.times--;
+    const fate = rule?.fault ?? 'forwarded';
+    log.push({ method: req.method ?? '', url: req.url ?? '', fate, at: Date.now() });
+    switch (fate) {
+      case '500':
+        res.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' });
+        res.end(
+          JSON.stringify({
+            code: 'internal_server_error',
+            message: 'There has been a critical error on this website.',
+            data: { status: 500 },
+          }),
+        );
+        return;
+      case '503':
+        res.writeHead(503, { 'content-type': 'text/html' });
+        res.end('<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>');
+        return;
+      case '429':
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+        res.end(
+          JSON.stringify({ code: 'rest_too_many_requests', message: 'Slow down.', data: { status: 429 } }),
+        );
+        return;
+      case 'reset':
+        req.socket.destroy();
+        return;
+      case 'lose-answer':
+        await forward(req, body);
+        req.socket.destroy();
+        return;
+      case 'stall':
+        await forward(req, body);
+        return; // Never answered; destroyed when the proxy closes.
+      case 'forwarded': {
+        const answer = await forward(req, body);
+        const headers: Record<string, string | string[]> = {};
+        for (const [k, v] of Object.entries(answer.headers)) {
+          if (v !== undefined && k !== 'connection' && k !== 'keep-alive' && k !== 'transfer-encoding') {
+            headers[k] = v;
+          }
+        }
+        res.writeHead(answer.status, headers);
+        res.end(answer.body);
+      }
+    }
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => req.socket.destroy());
+  });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    fail(rule) {
+      rules.push({ method: '', path: /./, times: 1, ...rule });
+    },
+    log,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
