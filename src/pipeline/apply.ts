@@ -1,0 +1,216 @@
+/**
+ * Apply (I/O): executes a plan through a Target, recording every success in the sync state at once.
+ *
+ * Dependency order without a global barrier: every entity's write is a promise of its remote id, and an
+ * event goes to the writer's queue as soon as the venue, organizers and terms it references have ids —
+ * not after all venues are done. The writer's queue bounds concurrency and rate.
+ *
+ * Crash safety (spec/pipeline.md): an event create is first recorded as pending with its deterministic
+ * slug; if the run dies before the answer is recorded, the next run's plan says "create" again and this
+ * module looks the slug up before creating, so a kill at any moment never duplicates an event.
+ */
+import type { SyncState } from '../state/sync-state.ts';
+import type { Kind, Remote, Target } from '../writer/target.ts';
+import { canonical, type Desired, DRAFTED } from './desired.ts';
+import type { Action, Plan } from './plan.ts';
+
+export type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'skipped' | 'failed';
+
+export interface ItemError {
+  code: string;
+  message: string;
+  status?: number;
+}
+
+export interface ItemResult {
+  action: Action;
+  outcome: Outcome;
+  remoteId?: number;
+  error?: ItemError;
+  /** Written, but not quite as asked (e.g. without an image the target could not fetch). */
+  warning?: string;
+}
+
+export interface ApplyOptions {
+  pipeline: string;
+  target: Target;
+  state: SyncState;
+  /** Called once per action as it settles (progress bars, logs). */
+  onResult?: (result: ItemResult) => void;
+}
+
+export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResult[]> {
+  const { target, state, pipeline } = options;
+  const ids = new Map<string, Promise<number>>();
+  const refKey = (kind: Kind, key: string) => `${kind}\n${key}`;
+
+  const settle = (
+    action: Action,
+    outcome: Outcome,
+    remoteId?: number,
+    error?: ItemError,
+    warning?: string,
+  ): ItemResult => {
+    const result: ItemResult = { action, outcome, remoteId, error, warning };
+    options.onResult?.(result);
+    return result;
+  };
+
+  const remember = (d: Desired, remote: Remote) =>
+    state.put(pipeline, {
+      kind: d.kind,
+      key: d.key,
+      remoteId: remote.id,
+      slug: remote.slug,
+      hash: d.hash,
+      written: canonical(d),
+      remoteModified: remote.modified ?? null,
+    });
+
+  /** Resolves an event's references to remote ids, or throws naming the one that failed. */
+  const resolveRefs = async (d: Desired): Promise<Record<string, unknown>> => {
+    const id = (kind: Kind, key: string) => {
+      const p = ids.get(refKey(kind, key));
+      if (!p) throw refError(kind, key, 'is not in the plan');
+      return p.catch((err: Error) => {
+        throw refError(kind, key, `could not be written: ${err.message}`);
+      });
+    };
+    const [venue, organizer, categories, tags] = await Promise.all([
+      d.refs.venue ? id('venue', d.refs.venue) : Promise.resolve(undefined),
+      Promise.all((d.refs.organizers ?? []).map((k) => id('organizer', k))),
+      Promise.all((d.refs.categories ?? []).map((k) => id('category', k))),
+      Promise.all((d.refs.tags ?? []).map((k) => id('tag', k))),
+    ]);
+    // Every reference field is sent, empty ones too: TEC replaces the whole event on update (C.4).
+    return { ...d.fields, venue: venue ?? '', organizer, categories, tags };
+  };
+
+  const create = async (action: Action, d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
+    const body = d.kind === 'event' ? { ...(await resolveRefs(d)), slug: d.slug } : d.fields;
+    if (d.kind === 'event' && d.slug) {
+      if (action.item && action.item.remoteId === null) {
+        const found = await target.findBySlug('event', action.item.slug);
+        if (found) return { remote: await target.update('event', found.id, body), outcome: 'created' };
+      }
+      state.put(pipeline, {
+        kind: d.kind,
+        key: d.key,
+        remoteId: null,
+        slug: d.slug,
+        hash: '',
+        written: {},
+        remoteModified: null,
+      });
+    }
+    return { remote: await target.create(d.kind, body), outcome: 'created' };
+  };
+
+  const send = async (action: Action, d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
+    if (action.op === 'create') return create(action, d);
+    const body = d.kind === 'event' ? await resolveRefs(d) : d.fields;
+    return { remote: await target.update(d.kind, action.item?.remoteId as number, body), outcome: 'updated' };
+  };
+
+  const write = async (action: Action): Promise<ItemResult> => {
+    const d = action.desired as Desired;
+    try {
+      let warning: string | undefined;
+      let sent: { remote: Remote; outcome: Outcome };
+      try {
+        sent = await send(action, d);
+      } catch (err) {
+        // An image URL the target cannot fetch (offline, 404, not an image) must not cost the event: write it
+        // without the image and say so. The state keeps the desired hash, so the next run does not retry
+        // the image on every sync; a changed image URL in the source does.
+        if (!d.fields.image || !rejectsParam(err, 'image')) throw err;
+        warning = `image ${d.fields.image} was refused (${(err as Error).message}); written without it`;
+        sent = await send(action, { ...d, fields: { ...d.fields, image: '' } });
+      }
+      remember(d, sent.remote);
+      return settle(action, sent.outcome, sent.remote.id, undefined, warning);
+    } catch (err) {
+      return settle(action, 'failed', undefined, itemError(err));
+    }
+  };
+
+  const remove = async (action: Action): Promise<ItemResult> => {
+    const item = action.item;
+    if (!item || !action.removal) return settle(action, 'skipped');
+    try {
+      let id = item.remoteId;
+      if (id === null) id = (await target.findBySlug(action.kind, item.slug))?.id ?? null;
+      if (id !== null) await target.remove(action.kind, id, action.removal);
+      if (action.removal === 'draft' && id !== null) {
+        state.put(pipeline, {
+          ...item,
+          remoteId: id,
+          hash: DRAFTED,
+          written: { ...item.written, status: 'draft' },
+        });
+      } else {
+        state.forget(pipeline, action.kind, action.key);
+      }
+      return settle(action, 'deleted', id ?? undefined);
+    } catch (err) {
+      return settle(action, 'failed', item.remoteId ?? undefined, itemError(err));
+    }
+  };
+
+  const tasks: Promise<ItemResult>[] = [];
+  for (const action of plan.actions) {
+    const key = refKey(action.kind, action.key);
+    switch (action.op) {
+      case 'create':
+      case 'update': {
+        const task = write(action);
+        tasks.push(task);
+        ids.set(
+          key,
+          task.then((r) => {
+            if (r.remoteId === undefined) throw new Error(r.error?.message ?? 'not written');
+            return r.remoteId;
+          }),
+        );
+        break;
+      }
+      case 'unchanged':
+      case 'skip':
+      case 'conflict': {
+        const remoteId = action.item?.remoteId;
+        if (remoteId != null) ids.set(key, Promise.resolve(remoteId));
+        tasks.push(
+          Promise.resolve(
+            settle(action, action.op === 'unchanged' ? 'unchanged' : 'skipped', remoteId ?? undefined),
+          ),
+        );
+        break;
+      }
+      case 'delete':
+        tasks.push(remove(action));
+        break;
+    }
+  }
+  // A failed reference is reported with the event that needed it; no promise is left unhandled.
+  for (const p of ids.values()) p.catch(() => {});
+  return Promise.all(tasks);
+}
+
+/** A 400 naming `param` among its invalid parameters (contract A.8: `data.params`). */
+function rejectsParam(err: unknown, param: string): boolean {
+  const e = err as { status?: number; data?: { params?: Record<string, unknown> } };
+  return e.status === 400 && e.data?.params !== undefined && param in e.data.params;
+}
+
+function refError(kind: Kind, key: string, what: string): Error {
+  return Object.assign(new Error(`its ${kind} "${key}" ${what}`), { code: 'reference_failed' });
+}
+
+function itemError(err: unknown): ItemError {
+  const e = err as { code?: unknown; message?: string; status?: unknown };
+  return {
+    code: typeof e.code === 'string' ? e.code : 'error',
+    message: e.message ?? String(err),
+    status: typeof e.status === 'number' ? e.status : undefined,
+  };
+}

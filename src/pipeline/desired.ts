@@ -1,0 +1,62 @@
+/**
+ * Desired entities: what the source says the target should hold, one per source key and kind, in the
+ * canonical form that is hashed, diffed, stored in the sync state and turned into request bodies.
+ * References between entities are by source key (`refs`), resolved to remote ids only when written.
+ */
+import { createHash } from 'node:crypto';
+import type { Origin } from '../sources/record.ts';
+import type { Kind } from '../writer/target.ts';
+
+export interface Refs {
+  venue?: string;
+  organizers?: string[];
+  categories?: string[];
+  tags?: string[];
+}
+
+export interface Desired {
+  kind: Kind;
+  /** Stable source key, unique per pipeline and kind (spec/pipeline.md, Identity). */
+  key: string;
+  origin: Origin;
+  uid?: string;
+  /** Title or name, for plans and messages. */
+  label: string;
+  /** Write fields without references (contract B.6.2, B.10.1, B.11), in canonical form. */
+  fields: Record<string, unknown>;
+  refs: Refs;
+  /** Events: the slug we create it with, derived from the key, so that a lost create can be found again. */
+  slug?: string;
+  /** STATUS:CANCELLED in the source: the deletion policy applies. */
+  cancelled: boolean;
+  /** Hash of `canonical(this)`. */
+  hash: string;
+}
+
+/** The form that is hashed and kept in the sync state as "what we last wrote". */
+export function canonical(d: Pick<Desired, 'fields' | 'refs'>): Record<string, unknown> {
+  const refs = Object.keys(d.refs).length > 0 ? { refs: d.refs } : {};
+  return { ...d.fields, ...refs };
+}
+
+/** sha256 of JSON with sorted keys, shortened: equal canonical forms hash equal, whatever the key order. */
+export function hashOf(value: unknown): string {
+  return createHash('sha256').update(stableJson(value)).digest('base64url').slice(0, 22);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The dependency order of kinds: what an event references comes first. */
+export const KIND_ORDER: readonly Kind[] = ['category', 'tag', 'venue', 'organizer', 'event'];
+
+/** State hash of an event this pipeline turned into a draft (deletion policy `draft`): not drafted again. */
+export const DRAFTED = 'drafted';

@@ -1,0 +1,243 @@
+/**
+ * Mapping (pure): event records from any source → desired categories, tags, venues, organizers and
+ * events, each with its stable source key (spec/pipeline.md, Identity):
+ * - events: the record's key (UID + instance, or the CSV id / title+start hash);
+ * - venues, organizers: the source's explicit id, else the normalised name (+ address for venues);
+ * - categories, tags: the normalised name.
+ * Times become the contract's wire form (B.6.1): local `YYYY-MM-DD HH:MM:SS` + an IANA `timezone`, which
+ * is also what a real TEC site needs (C.6: offsets are ignored there).
+ */
+import { createHash } from 'node:crypto';
+import { localToUtc, utcToLocal } from '../model/datetime.ts';
+import { slugify } from '../model/slug.ts';
+import { normalizeTimezone } from '../model/timezone.ts';
+import type {
+  EventRecord,
+  OrganizerRecord,
+  SourceProblem,
+  TimeValue,
+  VenueRecord,
+} from '../sources/record.ts';
+import type { Kind } from '../writer/target.ts';
+import { canonical, type Desired, hashOf, type Refs } from './desired.ts';
+
+export interface MapOptions {
+  /** The pipeline's name: part of every event slug, so two pipelines never claim each other's events. */
+  pipeline: string;
+  /** Zone for floating times and all-day events (`UTC` if none). */
+  timezone?: string;
+  status: 'publish' | 'draft' | 'pending' | 'private';
+  categories: readonly string[];
+  tags: readonly string[];
+  featured: boolean;
+  show_map: boolean;
+  show_map_link: boolean;
+}
+
+export interface Mapped {
+  /** In dependency order: categories, tags, venues, organizers, events. */
+  entities: Desired[];
+  problems: SourceProblem[];
+}
+
+export function mapRecords(records: readonly EventRecord[], options: MapOptions): Mapped {
+  const zone = normalizeTimezone(options.timezone ?? 'UTC') ?? 'UTC';
+  const byKind: Record<Kind, Map<string, Desired>> = {
+    category: new Map(),
+    tag: new Map(),
+    venue: new Map(),
+    organizer: new Map(),
+    event: new Map(),
+  };
+  const problems: SourceProblem[] = [];
+
+  const term = (kind: 'category' | 'tag', name: string, record: EventRecord): string | undefined => {
+    const label = name.trim().replace(/\s+/g, ' ');
+    if (!label) return undefined;
+    const key = label.toLowerCase();
+    if (!byKind[kind].has(key)) byKind[kind].set(key, entity(kind, key, label, { name: label }, record));
+    return key;
+  };
+
+  for (const record of records) {
+    const times = eventTimes(record.start, record.end, zone);
+    if (times.endClamped) {
+      problems.push({
+        code: 'end_before_start',
+        message: `"${record.title}" ends before it starts; its end is set to its start`,
+        origin: record.origin,
+        uid: record.uid,
+        field: 'end',
+        severity: 'warning',
+      });
+    }
+    const refs: Refs = {
+      categories: unique(
+        [...record.categories, ...options.categories].map((c) => term('category', c, record)),
+      ),
+      tags: unique([...record.tags, ...options.tags].map((t) => term('tag', t, record))),
+      organizers: unique(record.organizers.map((o) => addOrganizer(byKind.organizer, o, record))),
+    };
+    if (record.venue?.name.trim()) refs.venue = addVenue(byKind.venue, record.venue, record, options);
+
+    const fields = {
+      title: record.title,
+      description: record.description ?? '',
+      excerpt: record.excerpt ?? '',
+      start_date: times.start,
+      end_date: times.end,
+      timezone: times.timezone,
+      all_day: times.allDay,
+      status: options.status,
+      cost: record.cost ?? '',
+      website: record.url && /^https?:\/\//i.test(record.url) ? record.url : '',
+      image: record.image ?? '',
+      featured: record.featured ?? options.featured,
+      show_map: options.show_map,
+      show_map_link: options.show_map_link,
+      hide_from_listings: false,
+      sticky: false,
+    };
+    const event = entity('event', record.key, record.title, fields, record, refs);
+    event.slug = eventSlug(options.pipeline, record.key, record.title);
+    event.cancelled = record.status === 'cancelled';
+    const earlier = byKind.event.get(record.key);
+    if (earlier) {
+      problems.push({
+        code: 'duplicate_key',
+        message: `a second event with key "${record.key}" (first at line ${earlier.origin.line ?? '?'}); the later one is used`,
+        origin: record.origin,
+        uid: record.uid,
+        severity: 'warning',
+      });
+    }
+    byKind.event.set(record.key, event);
+  }
+  const entities = (['category', 'tag', 'venue', 'organizer', 'event'] as const).flatMap((k) => [
+    ...byKind[k].values(),
+  ]);
+  return { entities, problems };
+}
+
+/**
+ * `jazz-night-3f9a1c2b7d`: readable, and unique to (pipeline, key) so that a create whose answer was lost,
+ * or a lost sync state, can be found on the target by slug instead of being created twice.
+ */
+export function eventSlug(pipeline: string, key: string, title: string): string {
+  const suffix = createHash('sha256').update(`${pipeline}\n${key}`).digest('hex').slice(0, 10);
+  const base = slugify(title).slice(0, 60).replace(/-+$/, '');
+  return base ? `${base}-${suffix}` : `event-${suffix}`;
+}
+
+function addVenue(
+  venues: Map<string, Desired>,
+  venue: VenueRecord,
+  record: EventRecord,
+  options: MapOptions,
+): string {
+  const name = venue.name.trim();
+  const key = venue.id
+    ? `id:${venue.id}`
+    : venue.address
+      ? `${normalise(name)}|${normalise(venue.address)}`
+      : normalise(name);
+  if (!venues.has(key)) {
+    const fields: Record<string, unknown> = { venue: name };
+    for (const field of ['address', 'city', 'province', 'state', 'zip', 'country', 'phone'] as const) {
+      if (venue[field]) fields[field] = venue[field];
+    }
+    if (venue.website && /^https?:\/\//i.test(venue.website)) fields.website = venue.website;
+    // Strings, not booleans: TEC 6.2.6 rejects JSON booleans here (contract C.9).
+    fields.show_map = String(options.show_map);
+    fields.show_map_link = String(options.show_map_link);
+    venues.set(key, entity('venue', key, name, fields, record));
+  }
+  return key;
+}
+
+function addOrganizer(organizers: Map<string, Desired>, organizer: OrganizerRecord, record: EventRecord) {
+  const name = organizer.name.trim();
+  if (!name) return undefined;
+  const key = organizer.id ? `id:${organizer.id}` : normalise(name);
+  if (!organizers.has(key)) {
+    const fields: Record<string, unknown> = { organizer: name };
+    if (organizer.email) fields.email = organizer.email;
+    if (organizer.phone) fields.phone = organizer.phone;
+    if (organizer.website && /^https?:\/\//i.test(organizer.website)) fields.website = organizer.website;
+    organizers.set(key, entity('organizer', key, name, fields, record));
+  }
+  return key;
+}
+
+function entity(
+  kind: Kind,
+  key: string,
+  label: string,
+  fields: Record<string, unknown>,
+  record: EventRecord,
+  refs: Refs = {},
+): Desired {
+  return {
+    kind,
+    key,
+    origin: record.origin,
+    uid: kind === 'event' ? record.uid : undefined,
+    label,
+    fields,
+    refs,
+    cancelled: false,
+    hash: hashOf(canonical({ fields, refs })),
+  };
+}
+
+interface WireTimes {
+  start: string;
+  end: string;
+  timezone: string;
+  allDay: boolean;
+  endClamped: boolean;
+}
+
+/**
+ * B.6.1 wire times. All-day: the first and last day (the source's end is exclusive, RFC 5545 3.6.1),
+ * `00:00:00`–`23:59:59`, never shifted by a zone. Zoned: wall times in the start's zone (an end in another
+ * zone is converted through UTC). Floating: wall times in the pipeline's zone.
+ */
+export function eventTimes(start: TimeValue, end: TimeValue, fallbackZone: string): WireTimes {
+  if (start.kind === 'date') {
+    const first = start.date;
+    const exclusive = end.kind === 'date' ? end.date : first;
+    const last = exclusive > first ? addDays(exclusive, -1) : first;
+    return {
+      start: `${first} 00:00:00`,
+      end: `${last} 23:59:59`,
+      timezone: fallbackZone,
+      allDay: true,
+      endClamped: end.kind === 'date' && end.date < first,
+    };
+  }
+  const timezone = start.kind === 'zoned' ? (normalizeTimezone(start.zone) ?? fallbackZone) : fallbackZone;
+  const startLocal = start.local;
+  let endLocal: string;
+  if (end.kind === 'zoned' && normalizeTimezone(end.zone) !== timezone) {
+    endLocal = utcToLocal(localToUtc(end.local, normalizeTimezone(end.zone) ?? timezone), timezone);
+  } else if (end.kind === 'date') {
+    endLocal = `${end.date} 00:00:00`;
+  } else {
+    endLocal = end.local;
+  }
+  const endClamped = endLocal < startLocal;
+  return { start: startLocal, end: endClamped ? startLocal : endLocal, timezone, allDay: false, endClamped };
+}
+
+function addDays(date: string, days: number): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + days);
+  return d.toISOString().slice(0, 10);
+}
+
+const normalise = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+
+function unique(keys: (string | undefined)[]): string[] {
+  return [...new Set(keys.filter((k): k is string => k !== undefined))];
+}

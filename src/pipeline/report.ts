@@ -1,0 +1,122 @@
+/**
+ * The run report: per kind, how many items were created, updated, unchanged, deleted, skipped and failed,
+ * every failure with its reason and where it came from (file:line, UID, HTTP status and error code), and
+ * the source's problems. Printed as a table on a terminal and written as JSON with `--report`.
+ */
+import type { SourceProblem } from '../sources/record.ts';
+import type { Kind } from '../writer/target.ts';
+import type { ItemResult, Outcome } from './apply.ts';
+import { KIND_ORDER } from './desired.ts';
+
+export const OUTCOMES: readonly Outcome[] = [
+  'created',
+  'updated',
+  'unchanged',
+  'deleted',
+  'skipped',
+  'failed',
+];
+
+export interface Failure {
+  kind: Kind;
+  key: string;
+  label: string;
+  file?: string;
+  line?: number;
+  uid?: string;
+  status?: number;
+  code: string;
+  message: string;
+}
+
+export interface RunReport {
+  pipeline: string;
+  runId: string;
+  source: string;
+  target: string;
+  dryRun: boolean;
+  startedAt: string;
+  durationMs: number;
+  counts: Record<Kind, Record<Outcome, number>>;
+  failures: Failure[];
+  problems: SourceProblem[];
+  /** Items written with a compromise (e.g. without an image the target refused), one line each. */
+  warnings: string[];
+  /** The mass-delete guard's message when it held deletions back. */
+  guard?: string;
+  requests: Record<string, number>;
+  /** `ok`: everything written; `failed`: some items (or source records) failed, or deletions were held back. */
+  outcome: 'ok' | 'failed';
+}
+
+export function emptyCounts(): Record<Kind, Record<Outcome, number>> {
+  return Object.fromEntries(
+    KIND_ORDER.map((k) => [k, Object.fromEntries(OUTCOMES.map((o) => [o, 0]))]),
+  ) as Record<Kind, Record<Outcome, number>>;
+}
+
+export function tally(results: readonly ItemResult[]): Pick<RunReport, 'counts' | 'failures' | 'warnings'> {
+  const counts = emptyCounts();
+  const failures: Failure[] = [];
+  const warnings: string[] = [];
+  for (const { action, outcome, error, warning } of results) {
+    counts[action.kind][outcome]++;
+    if (warning)
+      warnings.push(`${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${warning}`);
+    if (outcome === 'failed' && error) {
+      failures.push({
+        kind: action.kind,
+        key: action.key,
+        label: action.label,
+        file: action.origin?.file,
+        line: action.origin?.line,
+        uid: action.uid,
+        status: error.status,
+        code: error.code,
+        message: error.message,
+      });
+    }
+  }
+  return { counts, failures, warnings };
+}
+
+const PLURAL: Record<Kind, string> = {
+  category: 'categories',
+  tag: 'tags',
+  venue: 'venues',
+  organizer: 'organizers',
+  event: 'events',
+};
+
+/** A fixed-width table of `counts` (kinds down, outcomes or ops across). */
+export function formatTable(
+  counts: Record<Kind, Record<string, number>>,
+  columns: readonly string[],
+): string {
+  const rows = [
+    ['', ...columns],
+    ...KIND_ORDER.map((k) => [PLURAL[k], ...columns.map((c) => String(counts[k][c]))]),
+  ];
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  return rows
+    .map((r) => r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  '))
+    .join('\n');
+}
+
+const where = (origin: { file?: string; line?: number } | undefined, key: string) =>
+  origin?.file ? `${origin.file}${origin.line ? `:${origin.line}` : ''}` : key;
+
+/** `file:line (UID u): event "Title": POST /…/events: HTTP 400 rest_invalid_param: …` — where, then what. */
+export function formatFailure(f: Failure): string {
+  const uid = f.uid ? ` (UID ${f.uid})` : '';
+  // Writer errors already name the request, status and code; others get their code appended.
+  const code = f.message.includes(f.code) ? '' : ` [${f.code}]`;
+  return `${where(f, f.key)}${uid}: ${f.kind} "${f.label}": ${f.message}${code}`;
+}
+
+export function formatProblem(p: SourceProblem): string {
+  const where = `${p.origin.file}${p.origin.line ? `:${p.origin.line}` : ''}`;
+  const uid = p.uid ? ` (UID ${p.uid})` : '';
+  const field = p.field ? ` ${p.field}:` : '';
+  return `${where}${uid}: ${p.severity} ${p.code}:${field} ${p.message}`;
+}

@@ -1,0 +1,106 @@
+/**
+ * What every source produces: event records at the level of single occurrences (recurring series are
+ * already expanded within the pipeline's window), with the venue, organizers and terms they mention,
+ * and problems found on the way. Sources never throw for one bad event or row: they report it here
+ * and go on, so the rest is imported (spec/pipeline.md, "Plan, apply, report").
+ */
+
+/** Where a record came from: the file (or URL) and the 1-based line of its VEVENT or CSV row. */
+export interface Origin {
+  file: string;
+  line?: number;
+}
+
+/**
+ * A time as the source wrote it. The three kinds are kept distinct (an all-day date is not midnight,
+ * a floating time is not UTC): the mapping resolves floating times with the pipeline's default zone.
+ * - `date`: all-day, `YYYY-MM-DD`; as an end it is exclusive (RFC 5545 DTEND;VALUE=DATE).
+ * - `zoned`: wall time `YYYY-MM-DD HH:MM:SS` in `zone`, an IANA name or `UTC`.
+ * - `floating`: wall time `YYYY-MM-DD HH:MM:SS` with no zone.
+ */
+export type TimeValue =
+  | { kind: 'date'; date: string }
+  | { kind: 'zoned'; local: string; zone: string }
+  | { kind: 'floating'; local: string };
+
+export interface VenueRecord {
+  /** An explicit id from the source (a CSV venue id column), when it has one. */
+  id?: string;
+  name: string;
+  address?: string;
+  city?: string;
+  province?: string;
+  state?: string;
+  zip?: string;
+  country?: string;
+  phone?: string;
+  website?: string;
+  latitude?: number;
+  longitude?: number;
+}
+
+export interface OrganizerRecord {
+  id?: string;
+  name: string;
+  email?: string;
+  phone?: string;
+  website?: string;
+}
+
+export interface EventRecord {
+  origin: Origin;
+  /**
+   * Identity within the source, stable across runs: for .ics the UID (or, for a UID-less VEVENT, a hash of
+   * DTSTART, SUMMARY and LOCATION) plus the instance for an occurrence of a series; for CSV the id column, or
+   * a hash of title + start. The mapping prefixes it with the source.
+   */
+  key: string;
+  /** The UID, for messages (`uid` of a UID-less VEVENT is its derived key). */
+  uid?: string;
+  /** RECURRENCE-ID (or occurrence start) of an instance of a series, as UTC `YYYY-MM-DDTHH:MM:SSZ` or a date. */
+  instance?: string;
+  title: string;
+  /** Plain text or HTML, as the source has it. */
+  description?: string;
+  excerpt?: string;
+  start: TimeValue;
+  /** Same kind as `start`; a `date` end is exclusive. Sources fill it (DTEND, DURATION or the RFC defaults). */
+  end: TimeValue;
+  /** STATUS: CANCELLED events are handed on so that the plan can apply the deletion policy. */
+  status?: 'confirmed' | 'tentative' | 'cancelled';
+  url?: string;
+  /** Cost as the source writes it (`"25"`, `"Free"`, `"10-25"`); contract A.6 decides. */
+  cost?: string;
+  featured?: boolean;
+  /** Image URL (ATTACH/IMAGE, CSV featured_image). */
+  image?: string;
+  venue?: VenueRecord;
+  organizers: OrganizerRecord[];
+  categories: string[];
+  tags: string[];
+}
+
+/** A problem with one part of the input; the rest is still read. */
+export interface SourceProblem {
+  /** Stable code, e.g. `ics_bad_line`, `ics_no_dtstart`, `csv_bad_row`, `csv_bad_date`. */
+  code: string;
+  message: string;
+  origin: Origin;
+  uid?: string;
+  field?: string;
+  /** `error`: the record was dropped; `warning`: it was read with a repair (say which in `message`). */
+  severity: 'error' | 'warning';
+}
+
+export interface SourceResult {
+  records: EventRecord[];
+  problems: SourceProblem[];
+  /** Calendar-level facts: X-WR-CALNAME, X-WR-TIMEZONE … (empty for CSV). */
+  calendar: { name?: string; description?: string; timezone?: string };
+}
+
+/** The recurrence window: occurrences starting in [from, to) are expanded. */
+export interface Window {
+  from: Date;
+  to: Date;
+}

@@ -1,0 +1,167 @@
+/**
+ * The sync state: per target, one SQLite file that remembers, for every item a pipeline wrote, its
+ * source key → remote id and slug, the body we last wrote (for change detection and field diffs) and the
+ * remote `modified` we saw. The target API cannot be searched by our keys, so this is what makes a re-run
+ * idempotent.
+ *
+ * Every write is its own transaction, committed before the next request goes out (spec/pipeline.md:
+ * "State is committed after each successful write"): a kill at any moment loses at most the answer of
+ * requests in flight, and those are settled by slug on the next run (`pending` rows).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { Kind } from '../writer/target.ts';
+
+/** What the state knows of one item. */
+export interface StateItem {
+  kind: Kind;
+  key: string;
+  /** `null` while a create is in flight (or was, when a run died): look it up by `slug` before creating. */
+  remoteId: number | null;
+  slug: string;
+  /** Hash of the canonical body last written (pipeline/desired.ts). */
+  hash: string;
+  /** The canonical body last written, for field-level diffs. */
+  written: Record<string, unknown>;
+  remoteModified: string | null;
+}
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE items (
+     pipeline TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     key TEXT NOT NULL,
+     remote_id INTEGER,
+     slug TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     written TEXT NOT NULL,
+     remote_modified TEXT,
+     updated_utc TEXT NOT NULL,
+     PRIMARY KEY (pipeline, kind, key)
+   ) WITHOUT ROWID;
+   CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     pipeline TEXT NOT NULL,
+     started_utc TEXT NOT NULL,
+     finished_utc TEXT,
+     outcome TEXT,
+     report TEXT
+   );`,
+];
+
+export class SyncState {
+  readonly file: string;
+  readonly #db: DatabaseSync;
+  readonly #upsert: StatementSync;
+  readonly #remove: StatementSync;
+
+  constructor(file: string) {
+    this.file = file;
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.#db = new DatabaseSync(file);
+    // WAL + NORMAL: each commit is one append to the log, durable across a killed process (not across a
+    // power cut, which would lose the last commits — then the next run settles them by slug).
+    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    migrate(this.#db);
+    this.#upsert = this.#db.prepare(
+      `INSERT INTO items (pipeline, kind, key, remote_id, slug, hash, written, remote_modified, updated_utc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (pipeline, kind, key) DO UPDATE SET remote_id = excluded.remote_id, slug = excluded.slug,
+         hash = excluded.hash, written = excluded.written, remote_modified = excluded.remote_modified,
+         updated_utc = excluded.updated_utc`,
+    );
+    this.#remove = this.#db.prepare('DELETE FROM items WHERE pipeline = ? AND kind = ? AND key = ?');
+  }
+
+  /** Every item of a pipeline. */
+  items(pipeline: string): StateItem[] {
+    const rows = this.#db
+      .prepare(
+        'SELECT kind, key, remote_id, slug, hash, written, remote_modified FROM items WHERE pipeline = ? ORDER BY kind, key',
+      )
+      .all(pipeline) as unknown as Row[];
+    return rows.map((r) => ({
+      kind: r.kind as Kind,
+      key: r.key,
+      remoteId: r.remote_id,
+      slug: r.slug,
+      hash: r.hash,
+      written: JSON.parse(r.written),
+      remoteModified: r.remote_modified,
+    }));
+  }
+
+  /** Records an item as written (or, with `remoteId` null, as a create about to be sent). Commits at once. */
+  put(pipeline: string, item: StateItem, now = new Date()): void {
+    this.#upsert.run(
+      pipeline,
+      item.kind,
+      item.key,
+      item.remoteId,
+      item.slug,
+      item.hash,
+      JSON.stringify(item.written),
+      item.remoteModified,
+      now.toISOString(),
+    );
+  }
+
+  /** Forgets an item (deleted from the target, or dropped by `state forget`). Commits at once. */
+  forget(pipeline: string, kind: Kind, key: string): void {
+    this.#remove.run(pipeline, kind, key);
+  }
+
+  /** Forgets every item of a pipeline; returns how many. */
+  forgetPipeline(pipeline: string): number {
+    return Number(this.#db.prepare('DELETE FROM items WHERE pipeline = ?').run(pipeline).changes);
+  }
+
+  pipelines(): { pipeline: string; items: number }[] {
+    return this.#db
+      .prepare('SELECT pipeline, COUNT(*) AS items FROM items GROUP BY pipeline ORDER BY pipeline')
+      .all() as unknown as { pipeline: string; items: number }[];
+  }
+
+  startRun(id: string, pipeline: string, now = new Date()): void {
+    this.#db
+      .prepare('INSERT INTO runs (id, pipeline, started_utc) VALUES (?, ?, ?)')
+      .run(id, pipeline, now.toISOString());
+  }
+
+  finishRun(id: string, outcome: string, report: unknown, now = new Date()): void {
+    this.#db
+      .prepare('UPDATE runs SET finished_utc = ?, outcome = ?, report = ? WHERE id = ?')
+      .run(now.toISOString(), outcome, JSON.stringify(report), id);
+  }
+
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+}
+
+interface Row {
+  kind: string;
+  key: string;
+  remote_id: number | null;
+  slug: string;
+  hash: string;
+  written: string;
+  remote_modified: string | null;
+}
+
+/** Stepwise migrations on `user_version`; a file from a newer calsync is refused rather than damaged. */
+function migrate(db: DatabaseSync): void {
+  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (version > MIGRATIONS.length) {
+    throw new Error(
+      `sync state has schema version ${version}, newer than this calsync knows (${MIGRATIONS.length}); upgrade calsync`,
+    );
+  }
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.exec('BEGIN');
+    db.exec(MIGRATIONS[v]);
+    db.exec(`PRAGMA user_version = ${v + 1}`);
+    db.exec('COMMIT');
+  }
+}
