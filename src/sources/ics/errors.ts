@@ -1,0 +1,54 @@
+// Problems the .ics source reports: one stable code each (tests assert codes, not wording), built with the
+// file, line, UID and field they concern. A `warning` means the VEVENT was read after a repair; an `error`
+// means it was dropped and the rest of the file was read (spec/pipeline.md, "Plan, apply, report").
+
+import type { SourceProblem } from '../record.ts';
+
+export const ICS_PROBLEMS = {
+  /** Not iCalendar at all: no BEGIN:VCALENDAR and no VEVENT. */
+  notCalendar: 'ics_not_calendar',
+  /** The file ends inside a component (a cut download): the complete VEVENTs before it are read. */
+  truncated: 'ics_truncated',
+  /** A VEVENT without END:VEVENT followed by another BEGIN:VEVENT: dropped. */
+  unterminated: 'ics_unterminated_vevent',
+  /** A line written against RFC 5545 that was repaired (unfolded continuation, quoting, blanks, bare dates). */
+  repairedLine: 'ics_repaired_line',
+  /** A line that is no property at all and could not be joined to one. */
+  badLine: 'ics_bad_line',
+  noDtstart: 'ics_no_dtstart',
+  badDate: 'ics_bad_date',
+  endBeforeStart: 'ics_end_before_start',
+  /** A TZID that names no known zone: the time is read like a floating one. */
+  unknownZone: 'ics_unknown_zone',
+  /** An RRULE the recurrence engine rejects: the VEVENT is read as a single event. */
+  badRrule: 'ics_bad_rrule',
+  /** node-ical could not read the VEVENT's properties. */
+  badVevent: 'ics_bad_vevent',
+  /** The same UID (and RECURRENCE-ID) twice: the higher SEQUENCE, else the later one, wins. */
+  duplicate: 'ics_duplicate',
+} as const;
+
+export interface ProblemAt {
+  file: string;
+  line?: number;
+  uid?: string;
+  field?: string;
+}
+
+export function problem(
+  severity: SourceProblem['severity'],
+  code: string,
+  message: string,
+  at: ProblemAt,
+): SourceProblem {
+  const where = at.line === undefined ? at.file : `${at.file}:${at.line}`;
+  const result: SourceProblem = {
+    code,
+    message: `${where}: ${message}`,
+    origin: at.line === undefined ? { file: at.file } : { file: at.file, line: at.line },
+    severity,
+  };
+  if (at.uid !== undefined) result.uid = at.uid;
+  if (at.field !== undefined) result.field = at.field;
+  return result;
+}

@@ -1,0 +1,140 @@
+// iCalendar DATE / DATE-TIME / DURATION values → TimeValues with the instant they mean (spec/pipeline.md,
+// "Time"). Read from the raw value, not from node-ical's Date, because node-ical turns every value into an
+// instant (losing the wall time and the DATE/DATE-TIME distinction) and reads floating times in the host
+// zone. Floating times get, in order: X-WR-TIMEZONE, the file's only VTIMEZONE, the caller's default zone;
+// with none of these they stay floating (RFC 5545 §3.3.5 form #1).
+
+import { DAY, msToWire, wireToMs } from '../../model/civil-time.ts';
+import { offsetAt, wallToInstant, zoneInfo } from '../../model/timezone.ts';
+import type { TimeValue } from '../record.ts';
+import { type ContentLine, param } from './lines.ts';
+import type { ZoneResolver } from './zones.ts';
+
+/** A TimeValue and the instant it means, in epoch ms (floating and date values: their wall time as if UTC). */
+export interface Moment {
+  value: TimeValue;
+  ms: number;
+}
+
+export interface TimeContext {
+  zones: ZoneResolver;
+  /** The zone floating times get, or null to keep them floating. */
+  floatingZone: string | null;
+}
+
+export type ParsedTime = { moment: Moment; unknownZone?: string } | { error: string };
+
+const DATE = /^(\d{4})(\d{2})(\d{2})$/;
+const DATE_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})?(Z)?$/i;
+
+/** One DATE or DATE-TIME value of `line` (`text` for the items of a comma list). */
+export function parseTime(line: ContentLine, text: string, ctx: TimeContext): ParsedTime {
+  const value = text.trim();
+  const isDate = param(line, 'VALUE')?.toUpperCase() === 'DATE';
+  const d = DATE.exec(value);
+  if (d !== null) {
+    const wire = `${d[1]}-${d[2]}-${d[3]} 00:00:00`;
+    if (!validDate(d[1], d[2], d[3], '00', '00', '00')) return { error: `bad date "${value}"` };
+    return { moment: { value: { kind: 'date', date: wire.slice(0, 10) }, ms: wireToMs(wire) } };
+  }
+  const m = DATE_TIME.exec(value);
+  if (m === null) return { error: `expected a date or date-time, got "${value}"` };
+  const seconds = m[6] ?? '00';
+  if (!validDate(m[1], m[2], m[3], m[4], m[5], seconds)) return { error: `bad date-time "${value}"` };
+  const local = `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${seconds}`;
+  if (isDate) {
+    // VALUE=DATE with a time part (some exporters): the date is what they meant.
+    return {
+      moment: {
+        value: { kind: 'date', date: local.slice(0, 10) },
+        ms: wireToMs(`${local.slice(0, 10)} 00:00:00`),
+      },
+    };
+  }
+  if (m[7] !== undefined) return { moment: zoned(local, 'UTC') };
+  const tzid = param(line, 'TZID');
+  if (tzid !== undefined) {
+    const zone = ctx.zones.resolve(tzid);
+    if (zone !== null) return { moment: zoned(local, zone) };
+    return { moment: floating(local, ctx.floatingZone), unknownZone: tzid };
+  }
+  return { moment: floating(local, ctx.floatingZone) };
+}
+
+function validDate(y: string, mo: string, d: string, h: string, mi: string, s: string): boolean {
+  const wire = `${y}-${mo}-${d} ${h}:${mi}:${s}`;
+  // Leap seconds (`:60`) and 24:00 roll over; anything else that does not survive is no date.
+  return Number(y) >= 1 && msToWire(wireToMs(wire)) === wire;
+}
+
+function zoned(local: string, zone: string): Moment {
+  return { value: { kind: 'zoned', local, zone }, ms: wallToInstant(wireToMs(local), zoneInfo(zone)) };
+}
+
+function floating(local: string, zone: string | null): Moment {
+  return zone === null ? { value: { kind: 'floating', local }, ms: wireToMs(local) } : zoned(local, zone);
+}
+
+/** The wall time of a moment as epoch ms (a date: its midnight). */
+export function wallMs(value: TimeValue): number {
+  return wireToMs(value.kind === 'date' ? `${value.date} 00:00:00` : value.local);
+}
+
+/** A moment of the same kind and zone as `like`, at wall time `wall`. */
+export function atWall(like: TimeValue, wall: number): Moment {
+  const wire = msToWire(wall);
+  if (like.kind === 'date')
+    return {
+      value: { kind: 'date', date: wire.slice(0, 10) },
+      ms: wireToMs(`${wire.slice(0, 10)} 00:00:00`),
+    };
+  if (like.kind === 'floating') return { value: { kind: 'floating', local: wire }, ms: wall };
+  return zoned(wire, like.zone);
+}
+
+/** A moment of the same kind and zone as `like`, at instant `ms` (date and floating: wall as UTC). */
+export function atInstant(like: TimeValue, ms: number): Moment {
+  if (like.kind !== 'zoned') return atWall(like, ms);
+  const info = zoneInfo(like.zone);
+  return { value: { kind: 'zoned', local: msToWire(ms + offsetAt(info, ms)), zone: like.zone }, ms };
+}
+
+/**
+ * The end of an occurrence starting at `start`, as long as `masterStart`→`masterEnd`: the same wall-clock
+ * length when both ends share kind and zone (a 2-hour event stays 2 hours on the DST night's calendar
+ * page), else the same elapsed time.
+ */
+export function endFor(start: Moment, masterStart: Moment, masterEnd: Moment): Moment {
+  const a = masterStart.value;
+  const b = masterEnd.value;
+  const sameFrame = a.kind === b.kind && (a.kind !== 'zoned' || (b.kind === 'zoned' && a.zone === b.zone));
+  if (sameFrame) return atWall(b, wallMs(start.value) + wallMs(b) - wallMs(a));
+  return atInstant(b, start.ms + masterEnd.ms - masterStart.ms);
+}
+
+/** RFC 5545 §3.3.6 DURATION (`P1D`, `PT1H30M`, `-P1W`) in ms of wall time, or null. */
+export function parseDuration(text: string): number | null {
+  const m = /^([+-])?P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/i.exec(text.trim());
+  if (m === null || /^[+-]?PT?$/i.test(text.trim())) return null;
+  const [weeks, days, hours, minutes, seconds] = [m[2], m[3], m[4], m[5], m[6]].map((n) => Number(n ?? 0));
+  const ms = (weeks * 7 + days) * DAY + hours * 3_600_000 + minutes * 60_000 + seconds * 1000;
+  return m[1] === '-' ? -ms : ms;
+}
+
+/** Identity of an occurrence: compact for keys (`20270301T180000Z`, `20270301`), ISO for the record. */
+export function instanceOf(moment: Moment): { key: string; iso: string } {
+  const v = moment.value;
+  if (v.kind === 'date') return { key: v.date.replaceAll('-', ''), iso: v.date };
+  // Floating times have no instant: their wall time stands in, without the `Z`.
+  const wire = v.kind === 'zoned' ? msToWire(moment.ms) : v.local;
+  const iso = `${wire.slice(0, 10)}T${wire.slice(11)}${v.kind === 'zoned' ? 'Z' : ''}`;
+  return { key: iso.replace(/[-:]/g, ''), iso };
+}
+
+/** `moment` as a date (for a date-time RECURRENCE-ID or EXDATE on an all-day series). */
+export function asDate(moment: Moment): Moment {
+  const v = moment.value;
+  if (v.kind === 'date') return moment;
+  const date = v.local.slice(0, 10);
+  return { value: { kind: 'date', date }, ms: wireToMs(`${date} 00:00:00`) };
+}

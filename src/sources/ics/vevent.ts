@@ -1,0 +1,226 @@
+// One VEVENT block → a parsed event: identity (UID or a deterministic key), start and end as Moments
+// (DTEND, else DURATION, else the RFC 5545 §3.6.1 defaults), RECURRENCE-ID, the recurrence parts and the
+// fields from node-ical. A VEVENT that cannot become a record (no DTSTART, an unparseable date, an end
+// before its start) is reported as an error naming file, line, UID and field, and yields null.
+
+import { createHash } from 'node:crypto';
+import { DAY } from '../../model/civil-time.ts';
+import { zoneInfo } from '../../model/timezone.ts';
+import type { SourceProblem } from '../record.ts';
+import type { VEventBlock } from './components.ts';
+import { ICS_PROBLEMS, problem } from './errors.ts';
+import { type EventFields, readProperties } from './fields.ts';
+import { type ContentLine, unescapeText } from './lines.ts';
+import type { RuleMode, RuleSource } from './recurrence.ts';
+import { asDate, atWall, type Moment, parseDuration, parseTime, type TimeContext, wallMs } from './times.ts';
+
+export interface ParsedEvent {
+  line: number;
+  uid?: string;
+  /** UID, or `nouid-` + 16 hex of sha256(DTSTART, SUMMARY, LOCATION) for a UID-less VEVENT. */
+  key: string;
+  start: Moment;
+  end: Moment;
+  recurrenceId?: Moment;
+  sequence: number;
+  rule?: RuleSource;
+  ruleMode: RuleMode;
+  rdates: Moment[];
+  exdates: Moment[];
+  fields: EventFields;
+}
+
+interface Context extends TimeContext {
+  file: string;
+  problems: SourceProblem[];
+}
+
+export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null {
+  const props = block.props;
+  const first = (name: string) => props.find((p) => p.name === name);
+  const uidLine = first('UID');
+  const uid = uidLine === undefined ? undefined : unescapeText(uidLine.value).trim() || undefined;
+  const at = (l: ContentLine | undefined, field: string) => ({
+    file: ctx.file,
+    line: l?.line ?? block.line,
+    uid,
+    field,
+  });
+  const fail = (code: string, message: string, l: ContentLine | undefined, field: string): null => {
+    ctx.problems.push(
+      problem('error', code, `${message}; VEVENT${uid ? ` ${uid}` : ''} dropped`, at(l, field)),
+    );
+    return null;
+  };
+  const time: TimeReader = (l, text, field, optional = false) => {
+    const parsed = parseTime(l, text, ctx);
+    if ('error' in parsed && optional) {
+      ctx.problems.push(
+        problem('warning', ICS_PROBLEMS.badDate, `${field}: ${parsed.error}; ignored`, at(l, field)),
+      );
+      return null;
+    }
+    if ('error' in parsed) return fail(ICS_PROBLEMS.badDate, `${field}: ${parsed.error}`, l, field);
+    if (parsed.unknownZone !== undefined) {
+      const as = parsed.moment.value.kind === 'zoned' ? `in ${parsed.moment.value.zone}` : 'as floating';
+      ctx.problems.push(
+        problem(
+          'warning',
+          ICS_PROBLEMS.unknownZone,
+          `unknown TZID "${parsed.unknownZone}", read ${as}`,
+          at(l, field),
+        ),
+      );
+    }
+    return parsed.moment;
+  };
+
+  const ridLine = first('RECURRENCE-ID');
+  const recurrenceId = ridLine === undefined ? undefined : time(ridLine, ridLine.value, 'RECURRENCE-ID');
+  if (recurrenceId === null) return null;
+  const startLine = first('DTSTART');
+  // An override without DTSTART keeps its original slot (RFC 5545 §3.8.4.4).
+  if (startLine === undefined && recurrenceId === undefined) {
+    return fail(ICS_PROBLEMS.noDtstart, 'no DTSTART', undefined, 'DTSTART');
+  }
+  const start = startLine === undefined ? recurrenceId : time(startLine, startLine.value, 'DTSTART');
+  if (start === null || start === undefined) return null;
+  const end = readEnd(start, first('DTEND'), first('DURATION'), time, ctx, at);
+  if (end === null) return null;
+  if (end.ms < start.ms)
+    return fail(ICS_PROBLEMS.endBeforeStart, 'DTEND before DTSTART', first('DTEND'), 'DTEND');
+
+  const summary = first('SUMMARY')?.value ?? '';
+  const location = first('LOCATION')?.value ?? '';
+  const key = uid ?? `nouid-${sha16(`${startLine?.value ?? ''}\n${summary}\n${location}`)}`;
+  const rdates = dateList(props, 'RDATE', time);
+  const exdates = dateList(props, 'EXDATE', time);
+  const rruleLine = recurrenceId === undefined ? first('RRULE') : undefined;
+  const ruleMode = modeOf(start);
+  let parsed: ReturnType<typeof readProperties> | undefined;
+  if (rruleLine !== undefined) {
+    try {
+      parsed = readProperties(props, {
+        dtstart: ruleDtstart(start, ruleMode),
+        rrule: `RRULE:${rruleLine.value}`,
+      });
+      if (parsed.rule === undefined) throw new Error('no rule');
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      ctx.problems.push(
+        problem(
+          'warning',
+          ICS_PROBLEMS.badRrule,
+          `RRULE not understood (${why}); read as a single event`,
+          at(rruleLine, 'RRULE'),
+        ),
+      );
+      parsed = undefined;
+    }
+  }
+  if (parsed === undefined) {
+    try {
+      parsed = readProperties(props);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return fail(ICS_PROBLEMS.badVevent, `properties not readable (${why})`, undefined, 'VEVENT');
+    }
+  }
+  const sequence = Number(first('SEQUENCE')?.value);
+  const event: ParsedEvent = {
+    line: block.line,
+    key,
+    start,
+    end,
+    sequence: Number.isFinite(sequence) ? sequence : 0,
+    ruleMode,
+    rdates,
+    exdates,
+    fields: parsed.fields,
+  };
+  if (uid !== undefined) event.uid = uid;
+  if (recurrenceId !== undefined) event.recurrenceId = recurrenceId;
+  if (parsed.rule !== undefined) event.rule = parsed.rule;
+  return event;
+}
+
+/** A DATE/DATE-TIME of line `l`; null after reporting (an error, or with `optional` a warning). */
+type TimeReader = (l: ContentLine, text: string, field: string, optional?: boolean) => Moment | null;
+
+function readEnd(
+  start: Moment,
+  endLine: ContentLine | undefined,
+  durationLine: ContentLine | undefined,
+  time: TimeReader,
+  ctx: Context,
+  at: (
+    l: ContentLine | undefined,
+    field: string,
+  ) => { file: string; line: number; uid?: string; field: string },
+): Moment | null {
+  const isDate = start.value.kind === 'date';
+  if (endLine !== undefined) {
+    const end = time(endLine, endLine.value, 'DTEND');
+    if (end === null) return null;
+    if (end.value.kind === start.value.kind) return end;
+    // Mixed kinds (DATE start, DATE-TIME end or the reverse): the end follows the start's kind.
+    if (isDate) {
+      const date = asDate(end);
+      return date.ms > start.ms ? date : atWall(start.value, wallMs(start.value) + DAY);
+    }
+    return end.value.kind === 'zoned' ? end : atWall(start.value, wallMs(end.value));
+  }
+  if (durationLine !== undefined) {
+    const ms = parseDuration(durationLine.value);
+    if (ms !== null && ms >= 0) {
+      return atWall(
+        start.value,
+        wallMs(start.value) + (isDate ? Math.max(DAY, Math.ceil(ms / DAY) * DAY) : ms),
+      );
+    }
+    ctx.problems.push(
+      problem(
+        'warning',
+        ICS_PROBLEMS.badDate,
+        `DURATION "${durationLine.value}" not understood; ignored`,
+        at(durationLine, 'DURATION'),
+      ),
+    );
+  }
+  // RFC 5545 §3.6.1: a DATE start lasts one day, a DATE-TIME start ends when it starts.
+  return isDate ? atWall(start.value, wallMs(start.value) + DAY) : start;
+}
+
+function dateList(props: ContentLine[], name: 'RDATE' | 'EXDATE', time: TimeReader): Moment[] {
+  const result: Moment[] = [];
+  for (const l of props) {
+    if (l.name !== name) continue;
+    for (const item of l.value.split(',')) {
+      if (item.trim() === '') continue;
+      // RDATE;VALUE=PERIOD: the period's start is the occurrence.
+      // A bad item drops the item, not the event.
+      const moment = time(l, item.split('/')[0], name, true);
+      if (moment !== null) result.push(moment);
+    }
+  }
+  return result;
+}
+
+function modeOf(start: Moment): RuleMode {
+  const v = start.value;
+  if (v.kind === 'date') return 'date';
+  // rrule-temporal keeps wall-clock times only in an IANA zone; fixed offsets and floating times are
+  // handed to it as wall times in UTC, where wall time and instant agree.
+  return v.kind === 'zoned' && v.zone !== 'UTC' && zoneInfo(v.zone).iana !== null ? 'zone' : 'wall';
+}
+
+function ruleDtstart(start: Moment, mode: RuleMode): string {
+  const v = start.value;
+  if (v.kind === 'date') return `DTSTART;VALUE=DATE:${v.date.replaceAll('-', '')}`;
+  const compact = v.local.replace(/[-:]/g, '').replace(' ', 'T');
+  return mode === 'zone' && v.kind === 'zoned' ? `DTSTART;TZID=${v.zone}:${compact}` : `DTSTART:${compact}Z`;
+}
+
+function sha16(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}

@@ -1,0 +1,31 @@
+// Inline .ics for the tests: a calendar around the given lines, read with a window over 2027.
+import { readIcs } from '../../../src/sources/ics/index.ts';
+import type { SourceResult, Window } from '../../../src/sources/record.ts';
+
+export const YEAR_2027: Window = {
+  from: new Date('2027-01-01T00:00:00Z'),
+  to: new Date('2028-01-01T00:00:00Z'),
+};
+
+export function calendar(...lines: string[]): string {
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//calsync tests//EN',
+    ...lines,
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
+}
+
+export function vevent(...lines: string[]): string[] {
+  return ['BEGIN:VEVENT', ...lines, 'END:VEVENT'];
+}
+
+export function read(text: string, options: { window?: Window; defaultZone?: string } = {}): SourceResult {
+  return readIcs(new TextEncoder().encode(text), {
+    file: 'test.ics',
+    window: options.window ?? YEAR_2027,
+    ...options,
+  });
+}
