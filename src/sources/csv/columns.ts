@@ -1,0 +1,162 @@
+// Header → canonical field. Public: CSV_FIELDS, CsvField, ColumnMap, resolveColumns.
+//
+// Headers are matched case-, space- and punctuation-insensitively (`Event Start Date`, `event_start_date`
+// and `EVENT-START-DATE` are one name). The aliases start with the column keys of The Events Calendar's
+// CSV importer (so a file written for TEC, or by our own CSV writer, maps without configuration), then the
+// labels TEC's import screen shows for them ("Event Time Zone", "All Day Event"…), then what spreadsheets
+// and other calendar exports call them (Outlook's "Subject"/"Location", "Start", "Price"…). An explicit
+// `columns` mapping is applied first and wins: its header is taken before any alias is looked at.
+
+export const CSV_FIELDS = [
+  'id',
+  'title',
+  'description',
+  'excerpt',
+  'start_date',
+  'start_time',
+  'end_date',
+  'end_time',
+  'timezone',
+  'all_day',
+  'url',
+  'image',
+  'featured',
+  'cost',
+  'currency_symbol',
+  'categories',
+  'tags',
+  'venue_id',
+  'venue_name',
+  'venue_address',
+  'venue_city',
+  'venue_state',
+  'venue_province',
+  'venue_zip',
+  'venue_country',
+  'venue_phone',
+  'venue_website',
+  'organizer_id',
+  'organizer_name',
+  'organizer_email',
+  'organizer_phone',
+  'organizer_website',
+] as const;
+
+export type CsvField = (typeof CSV_FIELDS)[number];
+
+/** The cell index of each field found in the header. */
+export type ColumnMap = Partial<Record<CsvField, number>>;
+
+// biome-ignore format: one field per line reads better
+const ALIASES: Record<CsvField, string[]> = {
+  id: ['id', 'event_id', 'uid', 'event uid'],
+  title: ['event_name', 'event title', 'title', 'name', 'subject', 'summary'],
+  description: ['event_description', 'description', 'content', 'body', 'details'],
+  excerpt: ['event_excerpt', 'excerpt'],
+  start_date: ['event_start_date', 'start date', 'start', 'date', 'start datetime', 'start date time', 'starts'],
+  start_time: ['event_start_time', 'start time'],
+  end_date: ['event_end_date', 'end date', 'end', 'end datetime', 'end date time', 'ends'],
+  end_time: ['event_end_time', 'end time'],
+  timezone: ['event_timezone', 'event time zone', 'timezone', 'time zone', 'tz', 'zone'],
+  all_day: ['event_all_day', 'all day event', 'all day', 'allday'],
+  url: ['event_website', 'event url', 'website', 'url', 'link'],
+  image: ['featured_image', 'event featured image', 'image', 'image url'],
+  featured: ['event_featured', 'featured', 'featured event'],
+  cost: ['event_cost', 'cost', 'price'],
+  currency_symbol: ['event_currency_symbol', 'currency symbol', 'currency'],
+  categories: ['event_category', 'event categories', 'categories', 'category'],
+  tags: ['event_tags', 'event tag', 'tags', 'tag'],
+  venue_id: ['venue_id', 'event venue id'],
+  venue_name: ['event_venue_name', 'venue_name', 'venue', 'location', 'place'],
+  venue_address: ['venue_address', 'address', 'street address'],
+  venue_city: ['venue_city', 'city'],
+  venue_state: ['venue_state', 'state'],
+  venue_province: ['venue_province', 'province'],
+  venue_zip: ['venue_zip', 'zip', 'zip code', 'postal code', 'postcode'],
+  venue_country: ['venue_country', 'country'],
+  venue_phone: ['venue_phone'],
+  venue_website: ['venue_website', 'venue url'],
+  organizer_id: ['organizer_id', 'event organizer id'],
+  organizer_name: ['event_organizer_name', 'organizer_name', 'organizer', 'organizers', 'organiser', 'organisers'],
+  organizer_email: ['organizer_email', 'organizer e-mail', 'email', 'e-mail'],
+  organizer_phone: ['organizer_phone'],
+  organizer_website: ['organizer_website', 'organizer url'],
+};
+
+// TEC importer keys with no place in an EventRecord (display switches of the site): known, so not
+// reported as unknown, but not read.
+const IGNORED = [
+  'event_show_map',
+  'show google map',
+  'event_show_map_link',
+  'show google map link',
+  'event_hide',
+  'hide from event listings',
+  'event_sticky',
+  'sticky in month view',
+  'event_currency_position',
+  'event_currency_code',
+  'event_allow_comments',
+  'event_allow_trackbacks',
+  'event_comment_status',
+].map(normalizeHeader);
+
+/** `Event Start Date` → `eventstartdate`: the form headers are compared in. */
+export function normalizeHeader(header: string): string {
+  return header
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+const BY_ALIAS = new Map<string, CsvField>();
+for (const field of CSV_FIELDS) {
+  for (const alias of [field, ...ALIASES[field]]) {
+    const key = normalizeHeader(alias);
+    // The first field to claim an alias keeps it: the list above is in order of precedence.
+    if (!BY_ALIAS.has(key)) BY_ALIAS.set(key, field);
+  }
+}
+// `event_name` and `event_start_date` claim `eventname`/`eventstartdate` above; TEC's labels add the
+// `event` prefix to most names, so accept it wherever the bare name is an alias.
+for (const [key, field] of [...BY_ALIAS]) {
+  if (!BY_ALIAS.has(`event${key}`)) BY_ALIAS.set(`event${key}`, field);
+}
+
+export interface ResolvedColumns {
+  columns: ColumnMap;
+  /** Headers that match no field and no ignored TEC key, as written. */
+  unknown: string[];
+  /** Fields of the `columns` option whose header is not in the file. */
+  absent: CsvField[];
+}
+
+/** Which cell holds which field: `mapping` (field → header) first, then the aliases; first column wins. */
+export function resolveColumns(
+  header: readonly string[],
+  mapping: Partial<Record<CsvField, string>>,
+): ResolvedColumns {
+  const names = header.map(normalizeHeader);
+  const columns: ColumnMap = {};
+  const taken = new Set<number>();
+  const absent: CsvField[] = [];
+  for (const [field, wanted] of Object.entries(mapping) as [CsvField, string][]) {
+    const at = names.indexOf(normalizeHeader(wanted));
+    if (at === -1) absent.push(field);
+    else {
+      columns[field] = at;
+      taken.add(at);
+    }
+  }
+  const unknown: string[] = [];
+  names.forEach((name, at) => {
+    if (taken.has(at)) return;
+    const field = BY_ALIAS.get(name);
+    if (field === undefined) {
+      if (name !== '' && !IGNORED.includes(name)) unknown.push(header[at]);
+    } else if (columns[field] === undefined && !(field in mapping)) {
+      columns[field] = at;
+    }
+  });
+  return { columns, unknown, absent };
+}

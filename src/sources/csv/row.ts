@@ -1,0 +1,164 @@
+// One CSV row → one EventRecord, or the problems that drop it. Public: RowContext, readRow.
+//
+// Identity (spec/pipeline.md "Identity"): `id:<id cell>` when the file has an id column and the row a
+// value in it; else `row-` + 16 hex digits of SHA-256 over the normalised title and the start as written
+// (date or wall time, not the zone) — what TEC's own CSV importer matches existing events on, so fixing a
+// typo in the description updates the event instead of creating a second one.
+
+import { createHash } from 'node:crypto';
+import type { EventRecord, OrganizerRecord, SourceProblem, VenueRecord } from '../record.ts';
+import type { ColumnMap, CsvField } from './columns.ts';
+import { CSV_PROBLEMS, problem } from './errors.ts';
+import { rowTimes, timeText } from './times.ts';
+import { type DateOrder, readBoolean, readList } from './values.ts';
+
+export interface RowContext {
+  file: string;
+  columns: ColumnMap;
+  order: DateOrder;
+  /** Canonical zone for rows without a timezone cell. */
+  defaultZone?: string;
+}
+
+const NUMERIC_COST = /^\d+(?:[.,]\d+)?$/;
+
+/** The record a row describes (absent when an error dropped it) and the problems found in it. */
+export function readRow(
+  cells: readonly string[],
+  line: number,
+  context: RowContext,
+): { record?: EventRecord; problems: SourceProblem[] } {
+  const { file, columns } = context;
+  const problems: SourceProblem[] = [];
+  const cell = (field: CsvField): string | undefined => {
+    const at = columns[field];
+    const value = at === undefined ? undefined : cells[at]?.trim();
+    return value === '' ? undefined : value;
+  };
+  const fail = (code: string, field: CsvField, reason: string) =>
+    problems.push(problem('error', code, `row dropped: ${field}: ${reason}`, { file, line, field }));
+  const flag = (field: CsvField): boolean | undefined => {
+    const text = cell(field);
+    if (text === undefined) return undefined;
+    const read = readBoolean(text);
+    if (read.ok) return read.value;
+    const message = `${field}: ${read.reason}; read as empty`;
+    problems.push(problem('warning', CSV_PROBLEMS.badBoolean, message, { file, line, field }));
+    return undefined;
+  };
+
+  const title = cell('title');
+  const startDate = cell('start_date');
+  if (title === undefined) fail(CSV_PROBLEMS.missingTitle, 'title', 'the title is empty');
+  if (startDate === undefined) fail(CSV_PROBLEMS.missingStart, 'start_date', 'the start date is empty');
+  const allDay = flag('all_day');
+  const featured = flag('featured');
+  if (title === undefined || startDate === undefined) return { problems };
+
+  const times = rowTimes(
+    {
+      start_date: startDate,
+      start_time: cell('start_time'),
+      end_date: cell('end_date'),
+      end_time: cell('end_time'),
+      timezone: cell('timezone'),
+      allDay,
+    },
+    context.order,
+    context.defaultZone,
+  );
+  if (!times.ok) {
+    for (const error of times.errors) fail(error.code, error.field, error.reason);
+    return { problems };
+  }
+
+  const id = cell('id');
+  const record: EventRecord = {
+    origin: { file, line },
+    key: id === undefined ? rowKey(title, timeText(times.value.start)) : `id:${id}`,
+    title,
+    start: times.value.start,
+    end: times.value.end,
+    organizers: organizers(cell, (message) =>
+      problems.push(problem('warning', CSV_PROBLEMS.organizerDetails, message, { file, line })),
+    ),
+    categories: readList(cell('categories') ?? ''),
+    tags: readList(cell('tags') ?? ''),
+  };
+  if (id !== undefined) record.uid = id;
+  const optional: [keyof EventRecord, string | undefined][] = [
+    ['description', cell('description')],
+    ['excerpt', cell('excerpt')],
+    ['url', cell('url')],
+    ['image', cell('image')],
+    ['cost', cost(cell('cost'), cell('currency_symbol'))],
+  ];
+  for (const [name, value] of optional) if (value !== undefined) Object.assign(record, { [name]: value });
+  if (featured !== undefined) record.featured = featured;
+  const place = venue(cell);
+  if (place !== undefined) record.venue = place;
+  return { record, problems };
+}
+
+function rowKey(title: string, start: string): string {
+  const normal = title.normalize('NFC').replace(/\s+/g, ' ').trim().toLowerCase();
+  return `row-${createHash('sha256').update(`${normal}\n${start}`).digest('hex').slice(0, 16)}`;
+}
+
+// TEC keeps the symbol apart (`event_currency_symbol`); a record has one cost text, so `25` with `€`
+// becomes `€25`, which the cost parser of the contract (A.6) reads back as amount and symbol.
+function cost(text: string | undefined, symbol: string | undefined): string | undefined {
+  if (text === undefined || symbol === undefined || !NUMERIC_COST.test(text)) return text;
+  return `${symbol}${text}`;
+}
+
+type Cell = (field: CsvField) => string | undefined;
+
+function venue(cell: Cell): VenueRecord | undefined {
+  const name = cell('venue_name');
+  if (name === undefined) return undefined;
+  const result: VenueRecord = { name };
+  const fields: [keyof VenueRecord, CsvField][] = [
+    ['id', 'venue_id'],
+    ['address', 'venue_address'],
+    ['city', 'venue_city'],
+    ['state', 'venue_state'],
+    ['province', 'venue_province'],
+    ['zip', 'venue_zip'],
+    ['country', 'venue_country'],
+    ['phone', 'venue_phone'],
+    ['website', 'venue_website'],
+  ];
+  for (const [key, field] of fields) {
+    const value = cell(field);
+    if (value !== undefined) Object.assign(result, { [key]: value });
+  }
+  return result;
+}
+
+// Several organizers are a comma list of names (TEC's importer does the same); their e-mail, phone and
+// website columns can only belong to one of them, so they are applied to a lone organizer only.
+function organizers(cell: Cell, warn: (message: string) => void): OrganizerRecord[] {
+  const names = readList(cell('organizer_name') ?? '');
+  const details: [keyof OrganizerRecord, CsvField][] = [
+    ['id', 'organizer_id'],
+    ['email', 'organizer_email'],
+    ['phone', 'organizer_phone'],
+    ['website', 'organizer_website'],
+  ];
+  if (names.length !== 1) {
+    const given = details.filter(([, field]) => cell(field) !== undefined).map(([, field]) => field);
+    if (names.length > 1 && given.length > 0) {
+      warn(
+        `${given.join(', ')} not applied: they cannot tell which of ${names.length} organizers they belong to`,
+      );
+    }
+    return names.map((name) => ({ name }));
+  }
+  const organizer: OrganizerRecord = { name: names[0] };
+  for (const [key, field] of details) {
+    const value = cell(field);
+    if (value !== undefined) Object.assign(organizer, { [key]: value });
+  }
+  return [organizer];
+}
