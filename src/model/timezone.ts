@@ -17,8 +17,23 @@ export type Zone = string;
 const OFFSET_NAME = /^(?:UTC)?([+-])(\d{1,2})(?::?(\d{2})|\.(\d{1,2}))?$/i;
 const MAX_OFFSET_MINUTES = 14 * 60;
 
+// Names seen so far: an import asks for the same few zones on every event, and validating a name that
+// ICU's list lacks (`Asia/Kolkata`) builds an Intl.DateTimeFormat each time. Bounded: inputs are user text.
+const normalized = new Map<string, Zone | null>();
+const MAX_NORMALIZED = 1000;
+
 /** `input` as a canonical Zone, or `null` if it names no zone (B.6.1). */
 export function normalizeTimezone(input: string): Zone | null {
+  let zone = normalized.get(input);
+  if (zone === undefined) {
+    if (normalized.size >= MAX_NORMALIZED) normalized.clear();
+    zone = normalizeUncached(input);
+    normalized.set(input, zone);
+  }
+  return zone;
+}
+
+function normalizeUncached(input: string): Zone | null {
   const name = input.trim();
   if (/^(?:UTC|GMT|Z)$/i.test(name)) return 'UTC';
   const minutes = offsetNameMinutes(name);

@@ -5,9 +5,9 @@
  * event goes to the writer's queue as soon as the venue, organizers and terms it references have ids —
  * not after all venues are done. The writer's queue bounds concurrency and rate.
  *
- * Crash safety (spec/pipeline.md): an event create is first recorded as pending with its deterministic
- * slug; if the run dies before the answer is recorded, the next run's plan says "create" again and this
- * module looks the slug up before creating, so a kill at any moment never duplicates an event.
+ * Crash safety (spec/pipeline.md): each success is recorded at once. If a run dies with creates in flight,
+ * the next run knows (SyncState.interrupted) and looks every event it is about to create up by its
+ * deterministic slug first, so a kill at any moment never duplicates an event.
  */
 import type { SyncState } from '../state/sync-state.ts';
 import type { Kind, Remote, Target } from '../writer/target.ts';
@@ -35,6 +35,11 @@ export interface ApplyOptions {
   pipeline: string;
   target: Target;
   state: SyncState;
+  /**
+   * The last run was interrupted: an event create it sent may have landed without its answer being
+   * recorded, so each create first looks for the event by its deterministic slug (one GET each).
+   */
+  recovering?: boolean;
   /** Called once per action as it settles (progress bars, logs). */
   onResult?: (result: ItemResult) => void;
 }
@@ -86,28 +91,17 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     return { ...d.fields, venue: venue ?? '', organizer, categories, tags };
   };
 
-  const create = async (action: Action, d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
+  const create = async (d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
     const body = d.kind === 'event' ? { ...(await resolveRefs(d)), slug: d.slug } : d.fields;
-    if (d.kind === 'event' && d.slug) {
-      if (action.item && action.item.remoteId === null) {
-        const found = await target.findBySlug('event', action.item.slug);
-        if (found) return { remote: await target.update('event', found.id, body), outcome: 'created' };
-      }
-      state.put(pipeline, {
-        kind: d.kind,
-        key: d.key,
-        remoteId: null,
-        slug: d.slug,
-        hash: '',
-        written: {},
-        remoteModified: null,
-      });
+    if (d.kind === 'event' && d.slug && options.recovering) {
+      const found = await target.findBySlug('event', d.slug);
+      if (found) return { remote: await target.update('event', found.id, body), outcome: 'created' };
     }
     return { remote: await target.create(d.kind, body), outcome: 'created' };
   };
 
   const send = async (action: Action, d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
-    if (action.op === 'create') return create(action, d);
+    if (action.op === 'create') return create(d);
     const body = d.kind === 'event' ? await resolveRefs(d) : d.fields;
     return { remote: await target.update(d.kind, action.item?.remoteId as number, body), outcome: 'updated' };
   };
@@ -138,22 +132,15 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     const item = action.item;
     if (!item || !action.removal) return settle(action, 'skipped');
     try {
-      let id = item.remoteId;
-      if (id === null) id = (await target.findBySlug(action.kind, item.slug))?.id ?? null;
-      if (id !== null) await target.remove(action.kind, id, action.removal);
-      if (action.removal === 'draft' && id !== null) {
-        state.put(pipeline, {
-          ...item,
-          remoteId: id,
-          hash: DRAFTED,
-          written: { ...item.written, status: 'draft' },
-        });
+      await target.remove(action.kind, item.remoteId, action.removal);
+      if (action.removal === 'draft') {
+        state.put(pipeline, { ...item, hash: DRAFTED, written: { ...item.written, status: 'draft' } });
       } else {
         state.forget(pipeline, action.kind, action.key);
       }
-      return settle(action, 'deleted', id ?? undefined);
+      return settle(action, 'deleted', item.remoteId);
     } catch (err) {
-      return settle(action, 'failed', item.remoteId ?? undefined, itemError(err));
+      return settle(action, 'failed', item.remoteId, itemError(err));
     }
   };
 

@@ -73,9 +73,6 @@ export function plan(desired: readonly Desired[], state: readonly StateItem[], p
       );
     } else if (!item) {
       actions.push({ ...base, op: 'create' });
-    } else if (item.remoteId === null) {
-      // A create of an earlier run whose answer never came: apply looks it up by slug before creating.
-      actions.push({ ...base, op: 'create', reason: 'create of an interrupted run' });
     } else if (item.hash === d.hash) {
       actions.push({ ...base, op: 'unchanged' });
     } else if (policies.update === 'skip-existing') {

@@ -111,6 +111,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       return { plan: thePlan, report };
     }
 
+    const recovering = state.interrupted(spec.name);
+    if (recovering) log?.warn('the last run was interrupted: event creates are looked up by slug first');
     state.startRun(runId, spec.name, now);
     const target = await options.openTarget();
     let results: ItemResult[];
@@ -121,6 +123,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         pipeline: spec.name,
         target,
         state,
+        recovering,
         onResult: (r) => {
           if (r.outcome === 'failed') log?.error({ key: r.action.key, error: r.error }, r.error?.message);
           if (r.warning) log?.warn({ key: r.action.key }, r.warning);
@@ -140,7 +143,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       requests: { ...target.requests },
       outcome: outcomeOf(failures, problems, thePlan.guard),
     };
-    state.finishRun(runId, report.outcome, report);
+    state.finishRun(runId, spec.name, report.outcome, report);
     log?.info({ counts, requests: report.requests, durationMs: report.durationMs }, `run ${report.outcome}`);
     return { plan: thePlan, report };
   } finally {

@@ -4,9 +4,10 @@
  * remote `modified` we saw. The target API cannot be searched by our keys, so this is what makes a re-run
  * idempotent.
  *
- * Every write is its own transaction, committed before the next request goes out (spec/pipeline.md:
- * "State is committed after each successful write"): a kill at any moment loses at most the answer of
- * requests in flight, and those are settled by slug on the next run (`pending` rows).
+ * Every write is its own transaction, committed as soon as its answer arrives (spec/pipeline.md: "State
+ * is committed after each successful write"): a kill at any moment loses at most the answers of requests
+ * in flight. The `runs` table tells the next run that this happened (`interrupted`), and that run looks
+ * its event creates up by slug before sending them.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -17,8 +18,7 @@ import type { Kind } from '../writer/target.ts';
 export interface StateItem {
   kind: Kind;
   key: string;
-  /** `null` while a create is in flight (or was, when a run died): look it up by `slug` before creating. */
-  remoteId: number | null;
+  remoteId: number;
   slug: string;
   /** Hash of the canonical body last written (pipeline/desired.ts). */
   hash: string;
@@ -32,7 +32,7 @@ const MIGRATIONS: readonly string[] = [
      pipeline TEXT NOT NULL,
      kind TEXT NOT NULL,
      key TEXT NOT NULL,
-     remote_id INTEGER,
+     remote_id INTEGER NOT NULL,
      slug TEXT NOT NULL,
      hash TEXT NOT NULL,
      written TEXT NOT NULL,
@@ -92,7 +92,7 @@ export class SyncState {
     }));
   }
 
-  /** Records an item as written (or, with `remoteId` null, as a create about to be sent). Commits at once. */
+  /** Records an item as written. Commits at once. */
   put(pipeline: string, item: StateItem, now = new Date()): void {
     this.#upsert.run(
       pipeline,
@@ -129,10 +129,26 @@ export class SyncState {
       .run(id, pipeline, now.toISOString());
   }
 
-  finishRun(id: string, outcome: string, report: unknown, now = new Date()): void {
+  /** Did a run of this pipeline start and never finish (killed, crashed)? Its last creates may have landed. */
+  interrupted(pipeline: string): boolean {
+    return (
+      this.#db
+        .prepare('SELECT 1 FROM runs WHERE pipeline = ? AND finished_utc IS NULL LIMIT 1')
+        .get(pipeline) !== undefined
+    );
+  }
+
+  /** Finishes run `id`; earlier unfinished runs of its pipeline are settled by it and marked interrupted. */
+  finishRun(id: string, pipeline: string, outcome: string, report: unknown, now = new Date()): void {
+    const at = now.toISOString();
+    this.#db
+      .prepare(
+        `UPDATE runs SET finished_utc = ?, outcome = 'interrupted' WHERE pipeline = ? AND finished_utc IS NULL AND id != ?`,
+      )
+      .run(at, pipeline, id);
     this.#db
       .prepare('UPDATE runs SET finished_utc = ?, outcome = ?, report = ? WHERE id = ?')
-      .run(now.toISOString(), outcome, JSON.stringify(report), id);
+      .run(at, outcome, JSON.stringify(report), id);
   }
 
   close(): void {
@@ -143,7 +159,7 @@ export class SyncState {
 interface Row {
   kind: string;
   key: string;
-  remote_id: number | null;
+  remote_id: number;
   slug: string;
   hash: string;
   written: string;

@@ -20,7 +20,7 @@ function event(key: string, title = key, cancelled = false): Desired {
   };
 }
 
-const stored = (d: Desired, remoteId: number | null = 1): StateItem => ({
+const stored = (d: Desired, remoteId = 1): StateItem => ({
   kind: d.kind,
   key: d.key,
   remoteId,
@@ -41,12 +41,6 @@ describe('plan', () => {
       { field: 'title', from: 'c', to: 'C renamed' },
     ]);
     expect(result.counts.event).toMatchObject({ create: 1, unchanged: 1, update: 1, delete: 0 });
-  });
-
-  it('re-plans a create whose answer never came (pending in the state) as a create', () => {
-    const a = event('a');
-    const result = plan([a], [stored(a, null)], policies);
-    expect(result.actions[0]).toMatchObject({ op: 'create', reason: 'create of an interrupted run' });
   });
 
   it('deletes events that left the source or were cancelled, by the deletion policy', () => {

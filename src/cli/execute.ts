@@ -1,0 +1,64 @@
+/**
+ * The part of `import`, `sync` and `plan` that runs one pipeline and prints it: plan or report, progress
+ * bar, logs, and the exit code (0 all written, 1 some items failed, 2 the user must fix the configuration).
+ */
+import type { Logger } from 'pino';
+import { ConfigError } from '../pipeline/errors.ts';
+import type { RunReport } from '../pipeline/report.ts';
+import { type RunSpec, runPipeline } from '../pipeline/run.ts';
+import { LockedError } from '../state/lock.ts';
+import type { CliIO } from './io.ts';
+import { makeProgress, type OutputOptions, printPlan, printReport } from './output.ts';
+import type { TargetChoice } from './target.ts';
+
+export interface ExecuteOptions extends OutputOptions {
+  dryRun?: boolean;
+  forceDelete?: boolean;
+  /** Print every planned action with its field changes (dry runs, `npm run plan`). */
+  details?: boolean;
+}
+
+export interface Executed {
+  code: 0 | 1 | 2;
+  report?: RunReport;
+  error?: string;
+}
+
+export async function execute(
+  spec: RunSpec,
+  target: TargetChoice,
+  io: CliIO,
+  logger: Logger,
+  options: ExecuteOptions,
+): Promise<Executed> {
+  const progress = makeProgress(io, options);
+  try {
+    const { plan, report } = await runPipeline(spec, {
+      openTarget: target.open,
+      dryRun: options.dryRun,
+      forceDelete: options.forceDelete,
+      // Reproducible runs (tests, re-running last night's job): the recurrence window is around this instant.
+      now: io.env.CALSYNC_NOW ? new Date(io.env.CALSYNC_NOW) : undefined,
+      logger,
+      onProgress: (done, total) => progress.update(done, total),
+    });
+    progress.stop();
+    if (options.dryRun) {
+      io.stdout.write(`${spec.name}: plan against ${target.label} (dry run, nothing written)\n`);
+      printPlan(plan, io, options.details ?? true);
+    } else {
+      printReport(report, io, options);
+    }
+    return { code: report.outcome === 'ok' ? 0 : 1, report };
+  } catch (err) {
+    progress.stop();
+    const message = `${spec.name}: ${(err as Error).message}`;
+    if (err instanceof ConfigError || err instanceof LockedError) {
+      io.stderr.write(`${message}\n`);
+      return { code: 2, error: message };
+    }
+    logger.error({ err }, message);
+    io.stderr.write(`${message}\n`);
+    return { code: 1, error: message };
+  }
+}

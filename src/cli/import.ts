@@ -1,0 +1,161 @@
+/**
+ * `npm run import -- <file.ics|file.csv> [options]`: a one-off import with no pipeline file. It is a
+ * pipeline named after the file (`import-<file-name>`), so running it again updates what changed and
+ * writes nothing when nothing did.
+ */
+import { writeFile } from 'node:fs/promises';
+import { basename, extname, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { slugify } from '../model/slug.ts';
+import { normalizeTimezone } from '../model/timezone.ts';
+import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/definition.ts';
+import type { RunSpec } from '../pipeline/run.ts';
+import { execute } from './execute.ts';
+import { type CliIO, runMain } from './io.ts';
+import { makeLogger } from './output.ts';
+import { authFromEnv, chooseTarget } from './target.ts';
+
+const HELP = `Usage: npm run import -- <file.ics|file.csv> [options]
+
+Imports the events of an iCalendar or CSV file, with their venues, organizers, categories and tags, into
+the embedded server's store (default) or a calendar API. Run it again after the file changed: only the
+changes are written.
+
+Options:
+  --target <url>         local (default: ${DEFAULT_DATA}, what \`npm run serve\` serves) or an API root,
+                         e.g. https://site.example/wp-json
+  --namespace <ns>       API namespace (default ${DEFAULT_NAMESPACE}; tribe/events/v1 for WordPress)
+  --data <file>          the local target's SQLite file (default ${DEFAULT_DATA})
+  --timezone <zone>      zone of floating times and all-day events (default the file's X-WR-TIMEZONE, else UTC)
+  --status <status>      status of imported events: publish (default), draft, pending, private
+  --category <name>      add this category to every event (repeatable)
+  --date-format <fmt>    CSV: how to read ambiguous dates: DD/MM/YYYY, MM/DD/YYYY, DD.MM.YYYY, YYYY/MM/DD
+  --deletions <policy>   events that left the file: keep (default), draft, trash, delete
+  --force-delete         allow deleting more than 25% of the imported events
+  --dry-run              print the plan, with the field changes of updates; write nothing
+  --report <file>        also write the run report as JSON
+  --concurrency <n>      requests in flight (default 8 local, 4 remote)
+  --rps <n>              requests per second at most (default unlimited)
+  --quiet                print only failures and the one-line summary
+  -h, --help             show this help
+
+Environment, for an API target: CALSYNC_USER and CALSYNC_APP_PASSWORD (an application password), or
+CALSYNC_TOKEN (a Bearer token).
+
+Exit codes: 0 everything written, 1 some items failed, 2 usage or configuration error.
+
+Examples:
+  npm run import -- samples/community-calendar.ics
+  npm run import -- samples/community-calendar.csv --timezone Europe/London --dry-run
+  CALSYNC_USER=editor CALSYNC_APP_PASSWORD='abcd efgh ijkl mnop qrst uvwx' \\
+    npm run import -- club.ics --target https://site.example/wp-json --namespace tribe/events/v1`;
+
+const TYPES: Record<string, 'ics' | 'csv'> = { '.ics': 'ics', '.ical': 'ics', '.ifb': 'ics', '.csv': 'csv' };
+const STATUSES = ['publish', 'draft', 'pending', 'private'] as const;
+const DELETIONS = ['keep', 'draft', 'trash', 'delete'] as const;
+
+export async function main(io: CliIO): Promise<number> {
+  let values: ReturnType<typeof parse>['values'];
+  let positionals: string[];
+  try {
+    ({ values, positionals } = parse(io.argv));
+  } catch (err) {
+    return usage(io, (err as Error).message);
+  }
+  if (values.help) {
+    io.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  if (positionals.length !== 1) return usage(io, 'expected exactly one .ics or .csv file');
+  const file = positionals[0];
+  const type = TYPES[extname(file).toLowerCase()];
+  if (!type) return usage(io, `${file}: expected a .ics or .csv file`);
+  const timezone = values.timezone === undefined ? undefined : normalizeTimezone(values.timezone);
+  if (timezone === null)
+    return usage(io, `--timezone: "${values.timezone}" is not a time zone (e.g. Europe/Berlin)`);
+  const status = values.status as (typeof STATUSES)[number];
+  if (!STATUSES.includes(status)) return usage(io, `--status: expected one of ${STATUSES.join(', ')}`);
+  const deletions = values.deletions as (typeof DELETIONS)[number];
+  if (!DELETIONS.includes(deletions))
+    return usage(io, `--deletions: expected one of ${DELETIONS.join(', ')}`);
+  const concurrency = optionalNumber(values.concurrency);
+  const rps = optionalNumber(values.rps);
+  if (Number.isNaN(concurrency) || Number.isNaN(rps))
+    return usage(io, '--concurrency and --rps take numbers');
+
+  let target: ReturnType<typeof chooseTarget>;
+  try {
+    target = chooseTarget({
+      url: values.target,
+      data: values.data,
+      namespace: values.namespace,
+      auth: authFromEnv(io.env),
+      concurrency,
+      requestsPerSecond: rps,
+    });
+  } catch (err) {
+    return usage(io, `--target: ${(err as Error).message}`);
+  }
+  const spec: RunSpec = {
+    name: `import-${slugify(basename(file)).slice(0, 50) || 'file'}`,
+    source: { type, path: resolve(file), dateFormat: values['date-format'] },
+    mapping: {
+      timezone,
+      status,
+      categories: values.category,
+      tags: [],
+      featured: false,
+      show_map: true,
+      show_map_link: true,
+    },
+    window: { pastDays: 30, futureDays: 365 },
+    policies: { update: 'overwrite', delete: deletions, maxDeleteRatio: 0.25 },
+    stateFile: target.stateFile,
+    targetLabel: target.label,
+  };
+  const logger = makeLogger(io, { quiet: values.quiet });
+  const result = await execute(spec, target, io, logger, {
+    dryRun: values['dry-run'],
+    forceDelete: values['force-delete'],
+    quiet: values.quiet,
+  });
+  if (values.report && result.report) {
+    await writeFile(values.report, `${JSON.stringify(result.report, null, 2)}\n`);
+  }
+  return result.code;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      target: { type: 'string', default: 'local' },
+      namespace: { type: 'string', default: DEFAULT_NAMESPACE },
+      data: { type: 'string', default: DEFAULT_DATA },
+      timezone: { type: 'string' },
+      status: { type: 'string', default: 'publish' },
+      category: { type: 'string', multiple: true, default: [] },
+      'date-format': { type: 'string' },
+      deletions: { type: 'string', default: 'keep' },
+      'force-delete': { type: 'boolean', default: false },
+      'dry-run': { type: 'boolean', default: false },
+      report: { type: 'string' },
+      concurrency: { type: 'string' },
+      rps: { type: 'string' },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
+function optionalNumber(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Number(value);
+}
+
+function usage(io: CliIO, message: string): number {
+  io.stderr.write(`import: ${message}\n\n${HELP}\n`);
+  return 2;
+}
+
+if (import.meta.main) await runMain(main);

@@ -1,0 +1,111 @@
+/**
+ * What the pipeline commands print: logs (pino — readable on a terminal, NDJSON otherwise), a progress
+ * bar on a terminal, the plan and the run report. Logs and the progress bar go to stderr, the plan and the
+ * summary to stdout, so `npm run sync > summary.txt` keeps the summary clean.
+ */
+import { SingleBar } from 'cli-progress';
+import { type Logger, pino } from 'pino';
+import { prettyFactory } from 'pino-pretty';
+import type { Plan } from '../pipeline/plan.ts';
+import { OPS } from '../pipeline/plan.ts';
+import { formatFailure, formatProblem, formatTable, OUTCOMES, type RunReport } from '../pipeline/report.ts';
+import type { CliIO } from './io.ts';
+
+/** At most this many failures and problems are printed; the JSON report (`--report`) has them all. */
+const MAX_LISTED = 20;
+
+export interface OutputOptions {
+  quiet?: boolean;
+  logLevel?: string;
+}
+
+const isTerminal = (stream: unknown) => (stream as { isTTY?: boolean }).isTTY === true;
+const colour = (io: CliIO) => isTerminal(io.stderr) && !io.env.NO_COLOR && !io.env.CI;
+
+/**
+ * On a terminal: pretty lines, warnings and errors only (the progress bar and the summary say the rest).
+ * Elsewhere (cron, CI, a pipe): every info line as JSON, for log collectors.
+ */
+export function makeLogger(io: CliIO, options: OutputOptions): Logger {
+  const tty = isTerminal(io.stderr);
+  const level = options.logLevel ?? io.env.LOG_LEVEL ?? (options.quiet ? 'error' : tty ? 'warn' : 'info');
+  if (!tty)
+    return pino({ level, base: { name: 'calsync' } }, { write: (line: string) => io.stderr.write(line) });
+  const pretty = prettyFactory({
+    colorize: colour(io),
+    ignore: 'pid,hostname,name',
+    translateTime: 'HH:MM:ss',
+  });
+  return pino({ level }, { write: (line: string) => io.stderr.write(pretty(line)) });
+}
+
+/** A progress bar on a terminal (not with `--quiet`); a no-op elsewhere. */
+export function makeProgress(io: CliIO, options: OutputOptions) {
+  if (options.quiet || !isTerminal(io.stderr) || io.env.CI) return { update: () => {}, stop: () => {} };
+  let bar: SingleBar | undefined;
+  return {
+    update(done: number, total: number) {
+      if (!bar) {
+        bar = new SingleBar({
+          stream: io.stderr as NodeJS.WritableStream,
+          format: ' {bar} {value}/{total} items · {eta_formatted} left',
+          hideCursor: true,
+          clearOnComplete: true,
+          fps: 10,
+        });
+        bar.start(total, 0);
+      }
+      bar.update(done);
+    },
+    stop: () => bar?.stop(),
+  };
+}
+
+/** The plan as counts per kind and op; with `details`, every action and the field changes of updates. */
+export function printPlan(plan: Plan, io: CliIO, details: boolean): void {
+  io.stdout.write(`${formatTable(plan.counts, OPS)}\n`);
+  if (details) {
+    for (const a of plan.actions) {
+      if (a.op === 'unchanged') continue;
+      const where = a.origin ? ` (${a.origin.file}${a.origin.line ? `:${a.origin.line}` : ''})` : '';
+      const reason = a.reason ? ` — ${a.reason}` : '';
+      io.stdout.write(`${a.op.padEnd(9)} ${a.kind} "${a.label}"${where}${reason}\n`);
+      for (const c of a.changes ?? []) {
+        io.stdout.write(`            ${c.field}: ${JSON.stringify(c.from)} → ${JSON.stringify(c.to)}\n`);
+      }
+    }
+  }
+  if (plan.guard) io.stdout.write(`\ndeletions held back: ${plan.guard}\n`);
+}
+
+/** The summary table, then failures and source problems (capped), then one line of totals. */
+export function printReport(report: RunReport, io: CliIO, options: OutputOptions): void {
+  const failed = report.outcome === 'failed';
+  if (!options.quiet || failed) {
+    if (!options.quiet) io.stdout.write(`${formatTable(report.counts, OUTCOMES)}\n`);
+    const errors = report.problems.filter((p) => p.severity === 'error' || !options.quiet);
+    list(io, 'problems in the source', errors.map(formatProblem));
+    if (!options.quiet) list(io, 'written with warnings', report.warnings);
+    list(io, 'failed', report.failures.map(formatFailure));
+    if (report.guard) io.stdout.write(`\ndeletions held back: ${report.guard}\n`);
+  }
+  io.stdout.write(`${summaryLine(report)}\n`);
+}
+
+function list(io: CliIO, title: string, lines: string[]): void {
+  if (lines.length === 0) return;
+  io.stdout.write(`\n${title} (${lines.length}):\n`);
+  for (const line of lines.slice(0, MAX_LISTED)) io.stdout.write(`  ${line}\n`);
+  if (lines.length > MAX_LISTED)
+    io.stdout.write(`  … and ${lines.length - MAX_LISTED} more (see --report)\n`);
+}
+
+/** `community: 212 events (209 created, 3 unchanged), 0 failed → local data/calendar.db in 1.4 s` */
+export function summaryLine(r: RunReport): string {
+  const e = r.counts.event;
+  const total = OUTCOMES.reduce((n, o) => n + e[o], 0);
+  const parts = OUTCOMES.filter((o) => o !== 'failed' && e[o] > 0).map((o) => `${e[o]} ${o}`);
+  const failed = Object.values(r.counts).reduce((n, c) => n + c.failed, 0);
+  const seconds = (r.durationMs / 1000).toFixed(1);
+  return `${r.pipeline}: ${total} events (${parts.join(', ') || 'none'}), ${failed} failed → ${r.target} in ${seconds} s`;
+}

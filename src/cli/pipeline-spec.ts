@@ -1,0 +1,59 @@
+/**
+ * A loaded pipeline definition → what a run needs (RunSpec) and where it writes (TargetChoice). The
+ * definition's names are the file's (snake_case); the run's are the code's.
+ */
+
+import type { Pipeline } from '../pipeline/definition.ts';
+import { ConfigError } from '../pipeline/errors.ts';
+import type { RunSpec } from '../pipeline/run.ts';
+import type { HttpAuth } from '../writer/index.ts';
+import { chooseTarget, type TargetChoice } from './target.ts';
+
+export function specFromPipeline(p: Pipeline): { spec: RunSpec; target: TargetChoice } {
+  if (!p.source.path) {
+    throw new ConfigError(
+      `${p.file}: source.url: reading sources over HTTP is not available yet; use source.path`,
+    );
+  }
+  const target = chooseTarget({
+    url: p.target.url,
+    data: p.target.data ?? 'data/calendar.db',
+    namespace: p.target.namespace,
+    auth: auth(p),
+    concurrency: p.target.rate.concurrency,
+    requestsPerSecond: p.target.rate.requests_per_second,
+    timeoutMs: p.target.timeout_ms,
+  });
+  const csv = p.source.type === 'csv' ? p.source : undefined;
+  const spec: RunSpec = {
+    name: p.name,
+    source: {
+      type: p.source.type,
+      path: p.source.path,
+      delimiter: csv?.delimiter,
+      encoding: csv?.encoding,
+      dateFormat: csv?.date_format,
+      columns: csv?.columns,
+    },
+    mapping: { ...p.mapping },
+    window: { pastDays: p.window.past_days, futureDays: p.window.future_days },
+    policies: {
+      update: p.policies.update,
+      delete: p.policies.delete,
+      maxDeleteRatio: p.policies.max_delete_ratio,
+    },
+    stateFile: target.stateFile,
+    targetLabel: target.label,
+  };
+  return { spec, target };
+}
+
+function auth(p: Pipeline): HttpAuth | undefined {
+  const a = p.target.auth;
+  if (!a) return undefined;
+  if (a.type === 'basic') return { type: 'basic', username: a.username, password: a.password };
+  if (a.type === 'bearer') return { type: 'bearer', token: a.token };
+  throw new ConfigError(
+    `${p.file}: target.auth: OAuth2 client credentials are not available yet; use basic or bearer`,
+  );
+}

@@ -1,0 +1,66 @@
+/**
+ * Where a run writes: the local target (our server in-process over `data/calendar.db`) or an API root
+ * with a namespace, with credentials from the environment — never from the command line, where they would
+ * end up in shell history and `ps`. Also where that target's sync state lives: one file per target.
+ */
+import { resolve } from 'node:path';
+import { createHttpTransport, createTarget, type HttpAuth, openLocalTarget } from '../writer/index.ts';
+import type { Target } from '../writer/target.ts';
+
+export interface TargetSpec {
+  /** `local` or an API root such as `https://site.example/wp-json`. */
+  url: string;
+  /** Local target: the SQLite file. */
+  data: string;
+  namespace: string;
+  auth?: HttpAuth;
+  concurrency?: number;
+  requestsPerSecond?: number;
+  timeoutMs?: number;
+}
+
+export interface TargetChoice {
+  label: string;
+  stateFile: string;
+  open: () => Promise<Target>;
+}
+
+export function chooseTarget(spec: TargetSpec): TargetChoice {
+  if (spec.url === 'local') {
+    const data = resolve(spec.data);
+    return {
+      label: `local ${spec.data}`,
+      // Beside the data file: `data/calendar.db` → `data/calendar.sync.db`.
+      stateFile: `${data.replace(/\.(db|sqlite3?)$/, '')}.sync.db`,
+      open: () => openLocalTarget({ dataFile: data, concurrency: spec.concurrency }),
+    };
+  }
+  const url = new URL(spec.url);
+  const name = `${url.host}${url.pathname}-${spec.namespace}`
+    .replace(/[^A-Za-z0-9.]+/g, '-')
+    .replace(/-+$/, '');
+  const label = `${url.origin}${url.pathname.replace(/\/+$/, '')} (${spec.namespace})`;
+  return {
+    label,
+    stateFile: resolve('data', 'sync', `${name}.db`),
+    open: async () =>
+      createTarget(createHttpTransport({ url: spec.url, auth: spec.auth, timeoutMs: spec.timeoutMs }), {
+        namespace: spec.namespace,
+        label,
+        concurrency: spec.concurrency,
+        requestsPerSecond: spec.requestsPerSecond,
+      }),
+  };
+}
+
+/**
+ * Credentials for a remote target from the environment: `CALSYNC_USER` + `CALSYNC_APP_PASSWORD`
+ * (an application password, Basic) or `CALSYNC_TOKEN` (Bearer).
+ */
+export function authFromEnv(env: NodeJS.ProcessEnv): HttpAuth {
+  if (env.CALSYNC_TOKEN) return { type: 'bearer', token: env.CALSYNC_TOKEN };
+  if (env.CALSYNC_USER && env.CALSYNC_APP_PASSWORD) {
+    return { type: 'basic', username: env.CALSYNC_USER, password: env.CALSYNC_APP_PASSWORD };
+  }
+  return { type: 'none' };
+}

@@ -1,0 +1,126 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as importMain } from '../../src/cli/import.ts';
+import { eventSlug, eventTimes } from '../../src/pipeline/map.ts';
+import type { RunReport } from '../../src/pipeline/report.ts';
+import { readIcs } from '../../src/sources/ics/index.ts';
+import { tempDir } from '../writer/setup.ts';
+import { NOW, runCli, SAMPLE_ICS, snapshotOf } from './helpers.ts';
+
+const DAY = 86_400_000;
+const PIPELINE = 'import-community-calendar-ics';
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+let data: string;
+beforeAll(async () => {
+  dir = await tempDir();
+  data = join(dir.dir, 'calendar.db');
+});
+afterAll(() => dir.remove());
+
+const report = async (file: string): Promise<RunReport> => JSON.parse(await readFile(file, 'utf8'));
+const writes = (r: RunReport) => (r.requests.POST ?? 0) + (r.requests.PUT ?? 0) + (r.requests.DELETE ?? 0);
+
+describe('npm run import -- samples/community-calendar.ics', () => {
+  it('imports every event of the file with its times, venue, organizers and categories', async () => {
+    const run = await runCli(importMain, [
+      SAMPLE_ICS,
+      '--data',
+      data,
+      '--report',
+      join(dir.dir, 'first.json'),
+    ]);
+    expect(run.code).toBe(0);
+    // Not a terminal: the log is NDJSON on stderr, with no warning or error in it.
+    const logs = run.stderr
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(logs.filter((l) => l.level >= 40)).toEqual([]);
+    expect(logs.at(-1)).toMatchObject({ msg: 'run ok', pipeline: PIPELINE });
+    expect(run.stdout).toMatch(/import-community-calendar-ics: \d+ events \(\d+ created/);
+
+    // What the file says, read the way the importer reads it, then compared with what the API serves.
+    const now = new Date(NOW).getTime();
+    const source = readIcs(await readFile(SAMPLE_ICS), {
+      file: 'sample',
+      window: { from: new Date(now - 30 * DAY), to: new Date(now + 365 * DAY) },
+    });
+    const live = source.records.filter((r) => r.status !== 'cancelled');
+    expect(live.length).toBeGreaterThanOrEqual(200);
+    const snap = await snapshotOf(data);
+    expect(snap.events).toHaveLength(live.length);
+    const bySlug = new Map(snap.events.map((e) => [e.slug, e]));
+    for (const record of live) {
+      const event = bySlug.get(eventSlug(PIPELINE, record.key, record.title));
+      expect(event, `${record.key} on the target`).toBeDefined();
+      const times = eventTimes(record.start, record.end, source.calendar.timezone ?? 'UTC');
+      expect({
+        title: event?.title,
+        start_date: event?.start_date,
+        end_date: event?.end_date,
+        all_day: event?.all_day,
+        venue: event?.venue,
+        organizers: event?.organizers,
+        categories: event?.categories,
+      }).toEqual({
+        title: record.title,
+        start_date: times.start,
+        end_date: times.end,
+        all_day: times.allDay,
+        venue: record.venue?.name ?? null,
+        organizers: record.organizers.map((o) => o.name).sort(),
+        categories: [...new Set(record.categories)].sort(),
+      });
+      if (!times.allDay) expect(event?.timezone).toBe(times.timezone);
+    }
+    const distinct = (values: (string | undefined)[]) => [...new Set(values.filter(Boolean))].sort();
+    expect(snap.venues).toEqual(distinct(live.map((r) => r.venue?.name)));
+    expect(snap.organizers).toEqual(distinct(live.flatMap((r) => r.organizers.map((o) => o.name))));
+    expect(snap.categories).toEqual(distinct(source.records.flatMap((r) => r.categories)));
+
+    const first = await report(join(dir.dir, 'first.json'));
+    expect(first.counts.event.created).toBe(live.length);
+    // One write per entity: no lookups, no retries, no second requests.
+    const entities = live.length + snap.venues.length + snap.organizers.length + snap.categories.length;
+    expect(writes(first)).toBe(entities);
+  });
+
+  it('writes nothing on a second run of the unchanged file', async () => {
+    const run = await runCli(importMain, [
+      SAMPLE_ICS,
+      '--data',
+      data,
+      '--report',
+      join(dir.dir, 'second.json'),
+    ]);
+    expect(run.code).toBe(0);
+    const second = await report(join(dir.dir, 'second.json'));
+    expect(writes(second)).toBe(0);
+    expect(second.requests.GET ?? 0).toBe(0);
+    expect(second.counts.event.created + second.counts.event.updated).toBe(0);
+    expect(second.counts.event.unchanged).toBeGreaterThanOrEqual(200);
+  });
+
+  it('gives exactly one update for one event changed in the file, with the change visible in the API', async () => {
+    const copy = join(dir.dir, 'community-calendar.ics');
+    const text = await readFile(SAMPLE_ICS, 'utf8');
+    // The first single (non-recurring) VEVENT: one event on the target.
+    const blocks = text.split('BEGIN:VEVENT').slice(1);
+    const single = blocks.find((b) => !/^(RRULE|RECURRENCE-ID)/m.test(b)) as string;
+    const summary = /^SUMMARY:(.*)\r?$/m.exec(single)?.[1] as string;
+    const changed = single.replace(`SUMMARY:${summary}`, `SUMMARY:${summary} (moved indoors)`);
+    await writeFile(copy, text.replace(single, changed));
+    // Same file name, so the same pipeline (import-community-calendar-ics) and sync state.
+    const plan = await runCli(importMain, [copy, '--data', data, '--dry-run']);
+    expect(plan.code).toBe(0);
+    expect(plan.stdout).toContain(`title: "${summary}" → "${summary} (moved indoors)"`);
+    await runCli(importMain, [copy, '--data', data, '--report', join(dir.dir, 'third.json')]);
+    const third = await report(join(dir.dir, 'third.json'));
+    expect(third.counts.event.updated).toBe(1);
+    expect(writes(third)).toBe(1);
+    const snap = await snapshotOf(data);
+    expect(snap.events.filter((e) => e.title === `${summary} (moved indoors)`)).toHaveLength(1);
+  });
+});
