@@ -43,7 +43,7 @@ export const EventWrite = z.object({
     .unknown()
     .refine(isValidCostInput, 'Invalid cost.')
     .meta({ 'x-wp-type': 'string', description: 'a string, a number, or an array of them (A.6)' }),
-  website: z.union([httpUrl, z.literal(''), z.null()]).meta({ 'x-wp-type': 'string' }),
+  website: z.union([z.literal(''), z.null(), httpUrl]).meta({ 'x-wp-type': 'string' }),
   show_map: wpBoolean,
   show_map_link: wpBoolean,
   hide_from_listings: wpBoolean,

@@ -14,7 +14,7 @@ export const OrganizerWrite = z.object({
   description: clearable,
   status: WritableStatus,
   phone: clearable,
-  website: z.union([httpUrl, z.literal(''), z.null()]).meta({ 'x-wp-type': 'string' }),
+  website: z.union([z.literal(''), z.null(), httpUrl]).meta({ 'x-wp-type': 'string' }),
   email: clearable.describe('any string [live]'),
   image: z.union([z.string(), wpInteger, z.null()]).meta({ 'x-wp-type': 'string' }),
 });

@@ -48,11 +48,12 @@ const csvIds = z
 
 /** `organizer`: ids, a CSV of ids, one object, or an array of these; order kept, duplicates dropped. */
 export const OrganizerRefs = z
+  // Arrays first: what clients send most, and a union stops at its first match (disjoint branches).
   .union([
+    z.array(z.union([organizerOne, csvIds])).transform((a) => a.flat()),
     none.transform(() => []),
     csvIds,
     organizerOne.transform((r) => [r]),
-    z.array(z.union([organizerOne, csvIds])).transform((a) => a.flat()),
   ])
   .transform(dedupeIds)
   .meta({ 'x-wp-type': 'array', description: 'organizer ids, `{"id": N}` objects, or organizer fields' });
@@ -77,9 +78,9 @@ const termItem = z.union([
 ]);
 export const TermRefs = z
   .union([
+    z.array(z.union([z.string(), z.number()])),
     none.transform((): TermRef[] => []),
     z.string().transform((s) => s.split(',').filter((x) => x.trim() !== '')),
-    z.array(z.union([z.string(), z.number()])),
   ])
   .pipe(z.array(termItem))
   .meta({ 'x-wp-type': 'array', description: 'term ids, slugs or names; unknown names are created' });

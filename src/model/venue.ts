@@ -24,7 +24,7 @@ export const VenueWrite = z.object({
   zip: clearable,
   phone: clearable,
   stateprovince: clearable,
-  website: z.union([httpUrl, z.literal(''), z.null()]).meta({ 'x-wp-type': 'string' }),
+  website: z.union([z.literal(''), z.null(), httpUrl]).meta({ 'x-wp-type': 'string' }),
   image: z.union([z.string(), wpInteger, z.null()]).meta({ 'x-wp-type': 'string' }),
 });
 export type VenueWriteInput = Partial<z.output<typeof VenueWrite>>;

@@ -28,6 +28,11 @@ export interface ServerOptions {
    * 50 events is ~200 KB). `maxEntries: 0` turns it off.
    */
   responseCache?: { maxEntries: number; maxBytes: number };
+  /**
+   * Characters of rendered event JSON kept for reuse by lists (render/event-json.ts); default 32,000,000
+   * (~64 MB). A bulk writer that reads nothing back (the local import target) sets 0.
+   */
+  renderCacheChars?: number;
 }
 
 export interface Config {
@@ -47,6 +52,7 @@ export interface Config {
   maxPerPage: number;
   now: () => Date;
   responseCache: { maxEntries: number; maxBytes: number };
+  renderCacheChars: number;
 }
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
@@ -72,5 +78,6 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
     maxPerPage: 50,
     now: o.now ?? (() => new Date()),
     responseCache: o.responseCache ?? { maxEntries: 2_000, maxBytes: 64 * 1024 * 1024 },
+    renderCacheChars: o.renderCacheChars ?? 32_000_000,
   });
 }

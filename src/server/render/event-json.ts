@@ -18,9 +18,6 @@ import { eventHead, linkedOf, type Related, sortedTerms } from './event.ts';
 import { renderOrganizer, renderVenue } from './linked.ts';
 import { renderEmbeddedTerm } from './term.ts';
 
-/** ~1 KB of text an event, ~30 MB for 10,000 events with their venues and organizers. */
-const DEFAULT_MAX_CHARS = 32_000_000;
-
 interface Fragment<R> {
   record: R;
   image: AttachmentRecord | undefined;
@@ -35,7 +32,7 @@ export class EventListJson {
   readonly #linked = new Map<number, Fragment<LinkedRecord>>();
   readonly #terms = new Map<number, Fragment<TermRecord>>();
 
-  constructor(cfg: Config, maxChars = DEFAULT_MAX_CHARS) {
+  constructor(cfg: Config, maxChars = cfg.renderCacheChars) {
     this.#cfg = cfg;
     this.#maxChars = maxChars;
   }

@@ -190,6 +190,28 @@ export class Connection {
     return result;
   }
 
+  /**
+   * Group commit for a bulk writer in this process (the local import target): opens a transaction that
+   * spans many `transaction` calls, which nest inside it as savepoints — a failing request still undoes
+   * only its own writes — until `commitGroup` commits them all with one COMMIT.
+   */
+  beginGroup(): void {
+    if (this.#depth !== 0) throw new StoreError('store-group-misuse', 'beginGroup: a transaction is open');
+    this.run('BEGIN IMMEDIATE');
+    this.#depth = 1;
+  }
+
+  commitGroup(): void {
+    if (this.#depth !== 1) throw new StoreError('store-group-misuse', 'commitGroup: no group is open');
+    this.#depth = 0;
+    try {
+      this.run('COMMIT');
+    } catch (error) {
+      if (this.db.isTransaction) this.run('ROLLBACK');
+      throw error;
+    }
+  }
+
   close(): void {
     this.#statements.clear();
     this.#tupleStatements.clear();

@@ -8,7 +8,9 @@ export type StoreErrorCode =
   /** An update or link named a record that does not exist. */
   | 'store-not-found'
   /** `transaction(fn)` got an async `fn`: its awaits would run after COMMIT. */
-  | 'store-async-transaction';
+  | 'store-async-transaction'
+  /** `beginGroup` with a transaction open, or `commitGroup` without a group. */
+  | 'store-group-misuse';
 
 export class StoreError extends Error {
   readonly code: StoreErrorCode;

@@ -119,6 +119,14 @@ export class SqliteStore implements Store {
     return this.#db.dataVersion();
   }
 
+  beginGroup(): void {
+    this.#db.beginGroup();
+  }
+
+  commitGroup(): void {
+    this.#db.commitGroup();
+  }
+
   /** Indexes every event queued for search now, instead of in the background (search-index.ts). */
   drainSearchIndex(): void {
     this.#events.searchIndex.drain();

@@ -219,6 +219,13 @@ export interface Store {
    * (the server's response cache). Cheap enough to ask on every request.
    */
   dataVersion(): number;
+  /**
+   * Group commit, for a bulk writer in the same process (the local import target): every write until
+   * `commitGroup` becomes durable at once, with one commit instead of one per request. A write that fails
+   * inside the group still undoes only its own changes.
+   */
+  beginGroup(): void;
+  commitGroup(): void;
   close(): void;
 
   // Posts: events, venues, organizers and attachments share one id sequence (A.0).
