@@ -106,6 +106,11 @@ export function summaryLine(r: RunReport): string {
   const total = OUTCOMES.reduce((n, o) => n + e[o], 0);
   const parts = OUTCOMES.filter((o) => o !== 'failed' && e[o] > 0).map((o) => `${e[o]} ${o}`);
   const failed = Object.values(r.counts).reduce((n, c) => n + c.failed, 0);
+  const dropped = r.problems.filter((p) => p.severity === 'error').length;
+  const extra = [dropped ? `${dropped} not readable in the source` : '', r.guard ? 'deletions held back' : '']
+    .filter(Boolean)
+    .map((s) => `, ${s}`)
+    .join('');
   const seconds = (r.durationMs / 1000).toFixed(1);
-  return `${r.pipeline}: ${total} events (${parts.join(', ') || 'none'}), ${failed} failed → ${r.target} in ${seconds} s`;
+  return `${r.pipeline}: ${total} events (${parts.join(', ') || 'none'}), ${failed} failed${extra} → ${r.target} in ${seconds} s`;
 }

@@ -14,6 +14,9 @@ import type { Kind, Remote, Target } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED } from './desired.ts';
 import type { Action, Plan } from './plan.ts';
 
+/** Actions in progress at once: well above the writer's concurrency, so its queue never runs dry. */
+const WINDOW = 512;
+
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'skipped' | 'failed';
 
 export interface ItemError {
@@ -36,8 +39,8 @@ export interface ApplyOptions {
   target: Target;
   state: SyncState;
   /**
-   * The last run was interrupted: an event create it sent may have landed without its answer being
-   * recorded, so each create first looks for the event by its deterministic slug (one GET each).
+   * The last run was interrupted, or failed: an event create it sent may have landed without its answer
+   * being recorded, so each create first looks for the event by its deterministic slug (one GET each).
    */
   recovering?: boolean;
   /** Called once per action as it settles (progress bars, logs). */
@@ -144,14 +147,23 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     }
   };
 
+  // Actions start in plan order (dependencies first) with at most WINDOW in progress: bodies are built
+  // and held only for those, not for the whole plan at once. An action only ever waits on earlier ones,
+  // so a full window always drains.
   const tasks: Promise<ItemResult>[] = [];
+  const running = new Set<Promise<ItemResult>>();
+  const start = (task: Promise<ItemResult>) => {
+    tasks.push(task);
+    running.add(task);
+    task.then(() => running.delete(task));
+    return task;
+  };
   for (const action of plan.actions) {
     const key = refKey(action.kind, action.key);
     switch (action.op) {
       case 'create':
       case 'update': {
-        const task = write(action);
-        tasks.push(task);
+        const task = start(write(action));
         ids.set(
           key,
           task.then((r) => {
@@ -159,27 +171,26 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
             return r.remoteId;
           }),
         );
+        // A failed reference is reported with the event that needed it, not as an unhandled rejection.
+        ids.get(key)?.catch(() => {});
         break;
       }
       case 'unchanged':
       case 'skip':
       case 'conflict': {
         const remoteId = action.item?.remoteId;
-        if (remoteId != null) ids.set(key, Promise.resolve(remoteId));
+        if (remoteId !== undefined) ids.set(key, Promise.resolve(remoteId));
         tasks.push(
-          Promise.resolve(
-            settle(action, action.op === 'unchanged' ? 'unchanged' : 'skipped', remoteId ?? undefined),
-          ),
+          Promise.resolve(settle(action, action.op === 'unchanged' ? 'unchanged' : 'skipped', remoteId)),
         );
         break;
       }
       case 'delete':
-        tasks.push(remove(action));
+        start(remove(action));
         break;
     }
+    if (running.size >= WINDOW) await Promise.race(running);
   }
-  // A failed reference is reported with the event that needed it; no promise is left unhandled.
-  for (const p of ids.values()) p.catch(() => {});
   return Promise.all(tasks);
 }
 

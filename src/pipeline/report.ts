@@ -115,8 +115,10 @@ export function formatFailure(f: Failure): string {
 }
 
 export function formatProblem(p: SourceProblem): string {
-  const where = `${p.origin.file}${p.origin.line ? `:${p.origin.line}` : ''}`;
+  const at = where(p.origin, '');
+  // Sources write their messages as `file:line: what`; the location is said once, first.
+  const message = p.message.startsWith(`${at}: `) ? p.message.slice(at.length + 2) : p.message;
   const uid = p.uid ? ` (UID ${p.uid})` : '';
   const field = p.field ? ` ${p.field}:` : '';
-  return `${where}${uid}: ${p.severity} ${p.code}:${field} ${p.message}`;
+  return `${at}${uid}: ${p.severity} ${p.code}:${field} ${message}`;
 }

@@ -4,7 +4,7 @@
  * specs and options; everything here is sequencing, the work is in the modules it calls.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { Logger } from 'pino';
@@ -68,7 +68,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     );
   }
   const release = options.dryRun ? () => {} : acquireLock(`${spec.stateFile}.${spec.name}.lock`);
-  const state = new SyncState(spec.stateFile);
+  // A dry run creates nothing, not even an empty state file.
+  const state = options.dryRun && !existsSync(spec.stateFile) ? undefined : new SyncState(spec.stateFile);
   try {
     const source = await readSource(spec, {
       from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
@@ -81,7 +82,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       timezone: spec.mapping.timezone ?? source.calendar.timezone,
     });
     const problems = [...source.problems, ...mapped.problems];
-    const thePlan = plan(mapped.entities, state.items(spec.name), {
+    const thePlan = plan(mapped.entities, state?.items(spec.name) ?? [], {
       ...spec.policies,
       forceDelete: options.forceDelete ?? false,
     });
@@ -98,7 +99,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       problems,
       guard: thePlan.guard,
     };
-    if (options.dryRun) {
+    if (options.dryRun || !state) {
       const report: RunReport = {
         ...base,
         durationMs: Date.now() - started,
@@ -111,8 +112,10 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       return { plan: thePlan, report };
     }
 
-    const recovering = state.interrupted(spec.name);
-    if (recovering) log?.warn('the last run was interrupted: event creates are looked up by slug first');
+    const interrupted = state.interrupted(spec.name);
+    const recovering = interrupted || state.lastRunFailed(spec.name);
+    if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
+    else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
     state.startRun(runId, spec.name, now);
     const target = await options.openTarget();
     let results: ItemResult[];
@@ -147,7 +150,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     log?.info({ counts, requests: report.requests, durationMs: report.durationMs }, `run ${report.outcome}`);
     return { plan: thePlan, report };
   } finally {
-    state.close();
+    state?.close();
     release();
   }
 }

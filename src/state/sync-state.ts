@@ -4,10 +4,12 @@
  * remote `modified` we saw. The target API cannot be searched by our keys, so this is what makes a re-run
  * idempotent.
  *
- * Every write is its own transaction, committed as soon as its answer arrives (spec/pipeline.md: "State
- * is committed after each successful write"): a kill at any moment loses at most the answers of requests
- * in flight. The `runs` table tells the next run that this happened (`interrupted`), and that run looks
- * its event creates up by slug before sending them.
+ * Every write is recorded as its answer arrives and committed before the event loop turns (spec/pipeline.md:
+ * "State is committed after each successful write"): the answers that arrive together — a group commit
+ * of the local target, a burst of HTTP answers — share one commit, which is most of what a record costs.
+ * A kill at any moment loses at most the records of the answers of that one turn. The `runs` table tells
+ * the next run that this happened (`interrupted`), and that run looks its event creates up by slug before
+ * sending them, so nothing is created twice.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -55,6 +57,7 @@ export class SyncState {
   readonly #db: DatabaseSync;
   readonly #upsert: StatementSync;
   readonly #remove: StatementSync;
+  #turn: NodeJS.Immediate | undefined;
 
   constructor(file: string) {
     this.file = file;
@@ -76,6 +79,7 @@ export class SyncState {
 
   /** Every item of a pipeline. */
   items(pipeline: string): StateItem[] {
+    this.#commit();
     const rows = this.#db
       .prepare(
         'SELECT kind, key, remote_id, slug, hash, written, remote_modified FROM items WHERE pipeline = ? ORDER BY kind, key',
@@ -92,8 +96,9 @@ export class SyncState {
     }));
   }
 
-  /** Records an item as written. Commits at once. */
+  /** Records an item as written; committed before the event loop turns (`#inTurn`). */
   put(pipeline: string, item: StateItem, now = new Date()): void {
+    this.#inTurn();
     this.#upsert.run(
       pipeline,
       item.kind,
@@ -107,13 +112,29 @@ export class SyncState {
     );
   }
 
-  /** Forgets an item (deleted from the target, or dropped by `state forget`). Commits at once. */
+  /** Forgets an item (deleted from the target, or dropped by `state forget`); committed like `put`. */
   forget(pipeline: string, kind: Kind, key: string): void {
+    this.#inTurn();
     this.#remove.run(pipeline, kind, key);
+  }
+
+  /** Opens a transaction for the records of this turn of the event loop, committed by `setImmediate`. */
+  #inTurn(): void {
+    if (this.#turn) return;
+    this.#db.exec('BEGIN IMMEDIATE');
+    this.#turn = setImmediate(() => this.#commit());
+  }
+
+  #commit(): void {
+    if (!this.#turn) return;
+    clearImmediate(this.#turn);
+    this.#turn = undefined;
+    this.#db.exec('COMMIT');
   }
 
   /** Forgets every item of a pipeline; returns how many. */
   forgetPipeline(pipeline: string): number {
+    this.#commit();
     return Number(this.#db.prepare('DELETE FROM items WHERE pipeline = ?').run(pipeline).changes);
   }
 
@@ -124,6 +145,7 @@ export class SyncState {
   }
 
   startRun(id: string, pipeline: string, now = new Date()): void {
+    this.#commit();
     this.#db
       .prepare('INSERT INTO runs (id, pipeline, started_utc) VALUES (?, ?, ?)')
       .run(id, pipeline, now.toISOString());
@@ -138,8 +160,23 @@ export class SyncState {
     );
   }
 
+  /**
+   * Did the last finished run of this pipeline fail? An event create it gave up on may still have landed
+   * (its answer lost, then the look-up by slug failed too), so the next run looks creates up first, as
+   * after a kill.
+   */
+  lastRunFailed(pipeline: string): boolean {
+    const row = this.#db
+      .prepare(
+        'SELECT outcome FROM runs WHERE pipeline = ? AND finished_utc IS NOT NULL ORDER BY rowid DESC LIMIT 1',
+      )
+      .get(pipeline) as { outcome: string } | undefined;
+    return row?.outcome === 'failed';
+  }
+
   /** Finishes run `id`; earlier unfinished runs of its pipeline are settled by it and marked interrupted. */
   finishRun(id: string, pipeline: string, outcome: string, report: unknown, now = new Date()): void {
+    this.#commit();
     const at = now.toISOString();
     this.#db
       .prepare(
@@ -152,7 +189,9 @@ export class SyncState {
   }
 
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    this.#commit();
+    this.#db.close();
   }
 }
 
