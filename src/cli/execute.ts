@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../pipeline/errors.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
+import { CsvOptionsError } from '../sources/csv/index.ts';
 import { LockedError } from '../state/lock.ts';
 import type { CliIO } from './io.ts';
 import { makeProgress, type OutputOptions, printPlan, printReport } from './output.ts';
@@ -53,7 +54,8 @@ export async function execute(
   } catch (err) {
     progress.stop();
     const message = `${spec.name}: ${(err as Error).message}`;
-    if (err instanceof ConfigError || err instanceof LockedError) {
+    // A CSV option the reader refuses (`--date-format XX`, `columns: { venu: … }`) is configuration too.
+    if (err instanceof ConfigError || err instanceof LockedError || err instanceof CsvOptionsError) {
       io.stderr.write(`${message}\n`);
       return { code: 2, error: message };
     }

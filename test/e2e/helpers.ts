@@ -4,9 +4,11 @@
  * targets can be compared by.
  */
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CliIO } from '../../src/cli/io.ts';
 import { htmlToText } from '../../src/model/html.ts';
+import type { RunReport } from '../../src/pipeline/report.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
 import type { Kind, Target } from '../../src/writer/target.ts';
 
@@ -38,11 +40,14 @@ export async function runCli(
   return { code, stdout, stderr };
 }
 
-/** Starts `npm run import -- …` as a real process (Node 24 of this test run); resolves with its exit. */
-export function spawnImport(argv: string[], cwd: string) {
+/**
+ * Starts `npm run import -- …` as a real process (Node 24 of this test run); resolves with its exit.
+ * `env` adds to the environment (credentials of an API target).
+ */
+export function spawnImport(argv: string[], cwd: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [join(ROOT, 'src', 'cli', 'import.ts'), ...argv], {
     cwd,
-    env: { ...process.env, CALSYNC_NOW: NOW },
+    env: { ...process.env, CALSYNC_NOW: NOW, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -98,3 +103,12 @@ export async function snapshotOf(dataFile: string) {
     await target.close();
   }
 }
+
+/** The JSON a command wrote with `--report <file>`: one report for `import`, an array for `sync`/`plan`. */
+export async function readReport<T = RunReport>(file: string): Promise<T> {
+  return JSON.parse(await readFile(file, 'utf8')) as T;
+}
+
+/** Requests of a run that change something on the target: what "0 writes" counts. */
+export const writesOf = (r: Pick<RunReport, 'requests'>) =>
+  (r.requests.POST ?? 0) + (r.requests.PUT ?? 0) + (r.requests.DELETE ?? 0);
