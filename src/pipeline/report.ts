@@ -45,6 +45,8 @@ export interface RunReport {
   /** The mass-delete guard's message when it held deletions back. */
   guard?: string;
   requests: Record<string, number>;
+  /** Peak resident memory of the process so far, MB (ops dashboards; the import benchmark). */
+  peakRssMb: number;
   /** `ok`: everything written; `failed`: some items (or source records) failed, or deletions were held back. */
   outcome: 'ok' | 'failed';
 }

@@ -107,6 +107,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         failures: [],
         warnings: [],
         requests: {},
+        peakRssMb: peakRssMb(),
         outcome: outcomeOf([], problems, thePlan.guard),
       };
       return { plan: thePlan, report };
@@ -144,6 +145,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       failures,
       warnings,
       requests: { ...target.requests },
+      peakRssMb: peakRssMb(),
       outcome: outcomeOf(failures, problems, thePlan.guard),
     };
     state.finishRun(runId, spec.name, report.outcome, report);
@@ -180,6 +182,8 @@ async function readSource(spec: RunSpec, window: Window): Promise<SourceResult> 
     throw err;
   }
 }
+
+const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
 
 const displayPath = (path: string) => {
   const rel = relative(process.cwd(), path);

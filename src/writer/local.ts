@@ -45,8 +45,8 @@ export async function openLocalTarget(options: LocalTargetOptions): Promise<Targ
   // In-process requests share one event loop and one SQLite file: what concurrency buys here is the size
   // of a group commit (GroupCommit below), not parallel work.
   return createTarget(transport, {
-    concurrency: LOCAL_CONCURRENCY,
     ...options,
+    concurrency: options.concurrency ?? LOCAL_CONCURRENCY,
     namespace: NAMESPACE,
     label: transport.label,
   });

@@ -68,12 +68,18 @@ export function createRequester(transport: Transport, options: RequesterOptions 
           return await once(req);
         } catch (e) {
           const err = e as WriteError;
-          if (!err.retryable || attempt >= policy.attempts) throw err;
+          if (!err.retryable) throw err;
+          // Out of attempts, a create that may have landed still gets its look-up (not a resend): failing it
+          // would leave an item the sync state does not know, which the next run would create a second time.
+          const last = attempt >= policy.attempts;
+          const lookUp = recover !== undefined && err.maybeApplied;
+          if (last && !lookUp) throw err;
           await sleep(retryDelay(policy, attempt, err.retryAfter));
-          if (recover && err.maybeApplied) {
+          if (lookUp) {
             const found = await recover();
             if (found !== undefined) return found;
           }
+          if (last) throw err;
         }
       }
     },

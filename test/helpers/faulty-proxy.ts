@@ -2,6 +2,8 @@
  * `startFaultyProxy(upstream)`: a real HTTP server on a loopback port in front of a real server, that fails
  * requests as a script says — the failures a client meets between it and a real WordPress host:
  *
+ * - `400`: a JSON 400 `rest_invalid_param` of the API kind, without forwarding (a site's validation refusing
+ *   one item: a permanent failure no retry can fix);
  * - `500`: a JSON 500 of the API kind, without forwarding (PHP fatal error before the write);
  * - `503`: an HTML 503 page of a proxy, without forwarding (an overloaded PHP pool);
  * - `429`: `Retry-After: 1`, without forwarding (a rate limiter);
@@ -10,13 +12,15 @@
  *   the client cannot know);
  * - `stall`: forwarded, and the answer held back until the proxy closes (the client's timeout fires).
  *
- * Requests that match no rule are forwarded unchanged. `log` records every request with its fate and time.
+ * A rule may let its first `skip` matching requests through (to spread faults across a run) and may match the
+ * request body (to fail one item among many creates on the same path). Requests that match no rule are
+ * forwarded unchanged. `log` records every request with its fate and time.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { request } from 'undici';
 
-export type Fault = '500' | '503' | '429' | 'reset' | 'lose-answer' | 'stall';
+export type Fault = '400' | '500' | '503' | '429' | 'reset' | 'lose-answer' | 'stall';
 
 export interface FaultRule {
   fault: Fault;
@@ -25,6 +29,10 @@ export interface FaultRule {
   path?: RegExp;
   /** How many matching requests it fails; default 1. */
   times?: number;
+  /** How many matching requests it lets through before failing any; default 0. */
+  skip?: number;
+  /** Matched against the request body as text (e.g. `/"slug":"club-night"/`). */
+  body?: RegExp;
 }
 
 export interface ProxyLogEntry {
@@ -43,7 +51,7 @@ export interface FaultyProxy {
 }
 
 export async function startFaultyProxy(upstream: string): Promise<FaultyProxy> {
-  const rules: Required<FaultRule>[] = [];
+  const rules: (Required<Omit<FaultRule, 'body'>> & { body?: RegExp; seen: number })[] = [];
   const log: ProxyLogEntry[] = [];
   const sockets = new Set<Socket>();
 
@@ -66,13 +74,31 @@ export async function startFaultyProxy(upstream: string): Promise<FaultyProxy> {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
-    const rule = rules.find(
-      (r) => r.times > 0 && (!r.method || r.method === req.method) && r.path.test(req.url ?? ''),
+    const text = body.toString('utf8');
+    // Every live rule counts the requests it matches, so `skip` means "the (skip+1)-th match" per rule.
+    const matching = rules.filter(
+      (r) =>
+        r.times > 0 &&
+        (!r.method || r.method === req.method) &&
+        r.path.test(req.url ?? '') &&
+        (!r.body || r.body.test(text)),
     );
+    for (const r of matching) r.seen++;
+    const rule = matching.find((r) => r.seen > r.skip);
     if (rule) rule.times--;
     const fate = rule?.fault ?? 'forwarded';
     log.push({ method: req.method ?? '', url: req.url ?? '', fate, at: Date.now() });
     switch (fate) {
+      case '400':
+        res.writeHead(400, { 'content-type': 'application/json; charset=UTF-8' });
+        res.end(
+          JSON.stringify({
+            code: 'rest_invalid_param',
+            message: 'Invalid parameter(s): start_date',
+            data: { status: 400, params: { start_date: 'The start date is not valid.' } },
+          }),
+        );
+        return;
       case '500':
         res.writeHead(500, { 'content-type': 'application/json; charset=UTF-8' });
         res.end(
@@ -130,7 +156,7 @@ export async function startFaultyProxy(upstream: string): Promise<FaultyProxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     fail(rule) {
-      rules.push({ method: '', path: /./, times: 1, ...rule });
+      rules.push({ method: '', path: /./, times: 1, skip: 0, ...rule, seen: 0 });
     },
     log,
     async close() {

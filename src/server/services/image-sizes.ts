@@ -4,7 +4,7 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import type { ImageSizeRecord } from '../store/store.ts';
 
 const FORMAT_MIME: Record<string, string> = {
@@ -28,10 +28,15 @@ export interface ImageInfo {
   mime: string;
 }
 
+// libvips is loaded on the first image, not at start: most processes (an import, a server that is only
+// read) never touch one, and it adds ~25 MB to every process that loads it.
+let loaded: Promise<typeof Sharp> | undefined;
+const sharp = async () => (loaded ??= import('sharp').then((m) => m.default));
+
 /** Dimensions and type of an image, or null if the bytes are not a JPEG, PNG, GIF or WebP. */
 export async function readImage(body: Buffer): Promise<ImageInfo | null> {
   try {
-    const meta = await sharp(body).metadata();
+    const meta = await (await sharp())(body).metadata();
     const mime = FORMAT_MIME[meta.format ?? ''];
     return mime && meta.width && meta.height ? { width: meta.width, height: meta.height, mime } : null;
   } catch {
@@ -54,7 +59,7 @@ export async function makeSizes(
   for (const size of SIZES) {
     const fits = (!size.width || info.width <= size.width) && (!size.height || info.height <= size.height);
     if (fits) continue;
-    const { data, info: out } = await sharp(body, { animated: false })
+    const { data, info: out } = await (await sharp())(body, { animated: false })
       .resize(size.width || null, size.height || null, {
         fit: size.crop ? 'cover' : 'inside',
         withoutEnlargement: true,
