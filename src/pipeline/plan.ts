@@ -6,6 +6,7 @@
  * Deletions apply to events only: venues, organizers and terms may be shared with other pipelines and
  * with the site's own events, so they are never removed by a sync.
  */
+import { localToUtc } from '../model/datetime.ts';
 import type { Origin } from '../sources/record.ts';
 import type { StateItem } from '../state/sync-state.ts';
 import type { Kind, RemovalMode } from '../writer/target.ts';
@@ -45,6 +46,13 @@ export interface Policies {
   maxDeleteRatio: number;
   /** `--force-delete`: the guard is off. */
   forceDelete: boolean;
+  /**
+   * Start of the recurrence window: events that began before it are history, not deletions — an
+   * occurrence of a series that slid out of the window is no longer expanded, but it did happen.
+   */
+  keepBefore?: Date;
+  /** Records the source could not read this time: their events are kept, not deleted (run.ts). */
+  unreadable?: { uids: ReadonlySet<string>; unknown: boolean };
 }
 
 export interface Plan {
@@ -83,9 +91,12 @@ export function plan(desired: readonly Desired[], state: readonly StateItem[], p
   }
   for (const item of state) {
     if (item.kind !== 'event' || item.hash === DRAFTED || seen.has(`${item.kind}\n${item.key}`)) continue;
+    if (policies.keepBefore && startOf(item) < policies.keepBefore.getTime()) continue;
     const label = typeof item.written.title === 'string' ? item.written.title : item.key;
+    const base = { kind: item.kind, key: item.key, label, item };
+    const unread = unreadableReason(item.key, policies.unreadable);
     actions.push(
-      removal({ kind: item.kind, key: item.key, label, item }, policies, 'no longer in the source'),
+      unread ? { ...base, op: 'skip', reason: unread } : removal(base, policies, 'no longer in the source'),
     );
   }
 
@@ -100,6 +111,27 @@ export function plan(desired: readonly Desired[], state: readonly StateItem[], p
     result.counts = countActions(actions);
   }
   return result;
+}
+
+/** The instant an event we wrote starts (its wall time in its zone), for `keepBefore`. */
+function startOf(item: StateItem): number {
+  const { start_date: start, timezone } = item.written;
+  if (typeof start !== 'string') return Number.POSITIVE_INFINITY;
+  const utc = localToUtc(start, typeof timezone === 'string' && timezone ? timezone : 'UTC');
+  return Date.parse(`${utc.replace(' ', 'T')}Z`);
+}
+
+/** Keys are the UID, or `UID@instance` for an occurrence (sources/ics). */
+function unreadableReason(key: string, unreadable: Policies['unreadable']): string | undefined {
+  if (!unreadable) return undefined;
+  if (unreadable.unknown) return 'kept: a record of the source could not be read, and may be this one';
+  const at = key.lastIndexOf('@');
+  const uid = unreadable.uids.has(key)
+    ? key
+    : at > 0 && unreadable.uids.has(key.slice(0, at))
+      ? key.slice(0, at)
+      : undefined;
+  return uid ? `kept: the source's VEVENT with UID ${uid} could not be read this time` : undefined;
 }
 
 function removal(base: Omit<Action, 'op'>, policies: Policies, why: string): Action {

@@ -10,7 +10,7 @@ import { relative } from 'node:path';
 import type { Logger } from 'pino';
 import { readCsv } from '../sources/csv/index.ts';
 import { readIcs } from '../sources/ics/index.ts';
-import type { SourceResult, Window } from '../sources/record.ts';
+import type { SourceProblem, SourceResult, Window } from '../sources/record.ts';
 import { acquireLock } from '../state/lock.ts';
 import { SyncState } from '../state/sync-state.ts';
 import type { Target } from '../writer/target.ts';
@@ -68,13 +68,15 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     );
   }
   const release = options.dryRun ? () => {} : acquireLock(`${spec.stateFile}.${spec.name}.lock`);
-  // A dry run creates nothing, not even an empty state file.
-  const state = options.dryRun && !existsSync(spec.stateFile) ? undefined : new SyncState(spec.stateFile);
+  let state: SyncState | undefined;
   try {
-    const source = await readSource(spec, {
+    // A dry run creates nothing, not even an empty state file.
+    state = options.dryRun && !existsSync(spec.stateFile) ? undefined : openState(spec.stateFile);
+    const window = {
       from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
       to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
-    });
+    };
+    const source = await readSource(spec, window);
     for (const p of source.problems) log?.warn({ problem: p }, `${p.code}: ${p.message}`);
     const mapped = mapRecords(source.records, {
       ...spec.mapping,
@@ -85,6 +87,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     const thePlan = plan(mapped.entities, state?.items(spec.name) ?? [], {
       ...spec.policies,
       forceDelete: options.forceDelete ?? false,
+      keepBefore: window.from,
+      unreadable: unreadable(source.problems),
     });
     log?.info({ counts: thePlan.counts }, 'plan');
     if (thePlan.guard) log?.warn(thePlan.guard);
@@ -117,8 +121,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     const recovering = interrupted || state.lastRunFailed(spec.name);
     if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
     else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
-    state.startRun(runId, spec.name, now);
     const target = await options.openTarget();
+    state.startRun(runId, spec.name, now);
     let results: ItemResult[];
     try {
       let done = 0;
@@ -155,6 +159,27 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     state?.close();
     release();
   }
+}
+
+/** The sync state, or a ConfigError naming the file (a file from a newer calsync, a damaged file). */
+function openState(file: string): SyncState {
+  try {
+    return new SyncState(file);
+  } catch (err) {
+    throw new ConfigError(`sync state ${displayPath(file)}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * What the source failed to read: the events of a dropped VEVENT must not be deleted because of it. A
+ * dropped record without a UID (a CSV row) could be any event, so then no event is deleted at all.
+ */
+function unreadable(problems: readonly SourceProblem[]): Policies['unreadable'] {
+  const dropped = problems.filter((p) => p.severity === 'error' && p.origin.line !== undefined);
+  return {
+    uids: new Set(dropped.flatMap((p) => (p.uid ? [p.uid] : []))),
+    unknown: dropped.some((p) => !p.uid),
+  };
 }
 
 function outcomeOf(failures: readonly unknown[], problems: SourceResult['problems'], guard?: string) {

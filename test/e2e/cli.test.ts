@@ -4,16 +4,17 @@
  * nothing and shows field changes, deletions go to the trash behind the mass-delete guard, the run lock
  * refuses a live owner and takes over a dead one, and logs are NDJSON off a terminal.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
 import { readCsv } from '../../src/sources/csv/index.ts';
+import { acquireLock } from '../../src/state/lock.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
 import { tempDir } from '../writer/setup.ts';
-import { readReport, runCli, SAMPLE_CSV, snapshotOf, writesOf } from './helpers.ts';
+import { ROOT, readReport, runCli, SAMPLE_CSV, snapshotOf, writesOf } from './helpers.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeAll(async () => {
@@ -255,23 +256,35 @@ describe('the run lock', () => {
   // src/state/lock.ts: `<state file>.<pipeline>.lock`, the state file beside the data file.
   const lockFile = () => at('locked.sync.db.import-locked-ics.lock');
 
-  it('refuses to run while a live process holds the lock, with exit code 2', async () => {
+  it('refuses to run while another run holds the lock, with exit code 2', async () => {
     await writeFile(at('locked.ics'), calendar(2));
-    await writeFile(lockFile(), `${process.pid}\n`);
-    const run = await runCli(importMain, [at('locked.ics'), '--data', at('locked.db')]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain(`another run (pid ${process.pid}) holds the lock`);
-    expect(await readFile(lockFile(), 'utf8')).toBe(`${process.pid}\n`); // not ours to remove
-    expect((await snapshotOf(at('locked.db'))).events).toEqual([]);
+    const release = acquireLock(lockFile());
+    try {
+      const run = await runCli(importMain, [at('locked.ics'), '--data', at('locked.db')]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('another run of this pipeline holds the lock');
+      expect((await snapshotOf(at('locked.db'))).events).toEqual([]);
+    } finally {
+      release();
+    }
   });
 
-  it('takes over a lock whose process is gone and runs', async () => {
-    const dead = spawnSync(process.execPath, ['-e', '']).pid;
-    await writeFile(lockFile(), `${dead}\n`);
+  it('runs when the process that held the lock was killed', async () => {
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `import(${JSON.stringify(join(ROOT, 'src/state/lock.ts'))}).then((m) => { m.acquireLock(${JSON.stringify(lockFile())}); console.log('held'); setInterval(() => {}, 1000); })`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise((held) => holder.stdout.once('data', held));
+    expect((await runCli(importMain, [at('locked.ics'), '--data', at('locked.db')])).code).toBe(2);
+    holder.kill('SIGKILL');
+    await new Promise((exited) => holder.once('exit', exited));
     const run = await runCli(importMain, [at('locked.ics'), '--data', at('locked.db')]);
     expect(run.code).toBe(0);
     expect((await snapshotOf(at('locked.db'))).events).toHaveLength(2);
-    expect(existsSync(lockFile())).toBe(false); // released after the run
   });
 });
 
