@@ -33,13 +33,20 @@ export async function execute(
   options: ExecuteOptions,
 ): Promise<Executed> {
   const progress = makeProgress(io, options);
+  const now = io.env.CALSYNC_NOW ? new Date(io.env.CALSYNC_NOW) : undefined;
+  if (now && Number.isNaN(now.getTime())) {
+    io.stderr.write(
+      `CALSYNC_NOW: expected an ISO date-time such as 2027-01-01T00:00:00Z, got "${io.env.CALSYNC_NOW}"\n`,
+    );
+    return { code: 2, error: 'CALSYNC_NOW' };
+  }
   try {
     const { plan, report } = await runPipeline(spec, {
       openTarget: target.open,
       dryRun: options.dryRun,
       forceDelete: options.forceDelete,
       // Reproducible runs (tests, re-running last night's job): the recurrence window is around this instant.
-      now: io.env.CALSYNC_NOW ? new Date(io.env.CALSYNC_NOW) : undefined,
+      now,
       logger,
       onProgress: (done, total) => progress.update(done, total),
     });

@@ -12,7 +12,7 @@ import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/definition.ts';
 import type { RunSpec } from '../pipeline/run.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain } from './io.ts';
-import { makeLogger } from './output.ts';
+import { checkReportPath, makeLogger } from './output.ts';
 import { authFromEnv, chooseTarget } from './target.ts';
 
 const HELP = `Usage: npm run import -- <file.ics|file.csv> [options]
@@ -34,7 +34,7 @@ Options:
   --force-delete         allow deleting more than 25% of the imported events
   --dry-run              print the plan, with the field changes of updates; write nothing
   --report <file>        also write the run report as JSON
-  --concurrency <n>      requests in flight (default 8 local, 4 remote)
+  --concurrency <n>      requests in flight (default 64 local, where they share a commit; 4 remote)
   --rps <n>              requests per second at most (default unlimited)
   --quiet                print only failures and the one-line summary
   -h, --help             show this help
@@ -80,8 +80,11 @@ export async function main(io: CliIO): Promise<number> {
     return usage(io, `--deletions: expected one of ${DELETIONS.join(', ')}`);
   const concurrency = optionalNumber(values.concurrency);
   const rps = optionalNumber(values.rps);
-  if (Number.isNaN(concurrency) || Number.isNaN(rps))
-    return usage(io, '--concurrency and --rps take numbers');
+  if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1))
+    return usage(io, `--concurrency: expected a whole number ≥ 1, got "${values.concurrency}"`);
+  if (rps !== undefined && !(rps > 0)) return usage(io, `--rps: expected a number > 0, got "${values.rps}"`);
+  const reportProblem = checkReportPath(values.report);
+  if (reportProblem) return usage(io, reportProblem);
 
   let target: ReturnType<typeof chooseTarget>;
   try {

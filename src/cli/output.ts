@@ -3,6 +3,8 @@
  * bar on a terminal, the plan and the run report. Logs and the progress bar go to stderr, the plan and the
  * summary to stdout, so `npm run sync > summary.txt` keeps the summary clean.
  */
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { type Logger, pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
@@ -59,6 +61,13 @@ export function makeProgress(io: CliIO, options: OutputOptions) {
     },
     stop: () => bar?.stop(),
   };
+}
+
+/** Why `--report <file>` cannot be written, found before the run rather than after it. */
+export function checkReportPath(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  const folder = dirname(resolve(file));
+  return existsSync(folder) ? undefined : `--report: the folder ${folder} does not exist`;
 }
 
 /** The plan as counts per kind and op; with `details`, every action and the field changes of updates. */

@@ -10,7 +10,7 @@ import { DefinitionError, loadPipeline } from '../pipeline/load.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain } from './io.ts';
-import { makeLogger } from './output.ts';
+import { checkReportPath, makeLogger } from './output.ts';
 import { specFromPipeline } from './pipeline-spec.ts';
 
 const help = (command: string) => `Usage: npm run ${command} -- <pipeline.yaml> [more…] [options]
@@ -46,6 +46,11 @@ export function command(name: 'sync' | 'plan') {
       io.stderr.write(`${name}: expected at least one pipeline file\n\n${help(name)}\n`);
       return 2;
     }
+    const reportProblem = checkReportPath(values.report);
+    if (reportProblem) {
+      io.stderr.write(`${name}: ${reportProblem}\n`);
+      return 2;
+    }
     const dryRun = name === 'plan' || values['dry-run'];
     const logger = makeLogger(io, { quiet: values.quiet });
     const reports: RunReport[] = [];
@@ -61,9 +66,12 @@ export function command(name: 'sync' | 'plan') {
           details: true,
         });
       } catch (err) {
-        if (!(err instanceof DefinitionError || err instanceof ConfigError)) throw err;
-        io.stderr.write(`${err.message}\n`);
-        result = { code: 2, error: err.message };
+        // One pipeline's failure never stops the others; the exit code says the worst.
+        const config = err instanceof DefinitionError || err instanceof ConfigError;
+        const message = config ? (err as Error).message : `${file}: ${(err as Error).message}`;
+        if (!config) logger.error({ err }, message);
+        io.stderr.write(`${message}\n`);
+        result = { code: config ? 2 : 1, error: message };
       }
       if (result.report) reports.push(result.report);
       code = Math.max(code, result.code);

@@ -6,8 +6,10 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { ConfigError } from '../pipeline/errors.ts';
 import { checkPipelineFile, formatProblem } from '../pipeline/load.ts';
 import { type CliIO, runMain } from './io.ts';
+import { specFromPipeline } from './pipeline-spec.ts';
 
 const HELP = `Usage: npm run validate -- <pipeline file>... [options]
 
@@ -59,6 +61,15 @@ export async function main(io: CliIO): Promise<number> {
       problems.push({ code: 'duplicate_name', file, path: 'name', message });
     } else if (name !== undefined) owners.set(name, file);
 
+    if (problems.length === 0 && checked.pipeline) {
+      // Valid, but asking for something this version cannot do yet: say so now, not at 3 a.m.
+      try {
+        specFromPipeline(checked.pipeline);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        problems.push({ code: 'not_available', file, path: '', message: err.message });
+      }
+    }
     if (problems.length === 0) {
       io.stdout.write(`ok ${file} (${name})\n`);
       continue;

@@ -16,8 +16,8 @@ import { normalizeTimezone } from '../model/timezone.ts';
 export const DEFAULT_NAMESPACE = 'calendar/events/v1';
 /** The local target's SQLite file, relative to the current directory (the same default as `npm run serve`). */
 export const DEFAULT_DATA = 'data/calendar.db';
-/** Parallel writes: a remote site is a shared WordPress, our in-process server is not. */
-export const DEFAULT_CONCURRENCY = { local: 8, remote: 4 } as const;
+/** Requests in flight: a remote site is a shared WordPress; the local server commits those in flight together. */
+export const DEFAULT_CONCURRENCY = { local: 64, remote: 4 } as const;
 
 /** Keys whose values must be `${VAR}` references in the file, under `target.auth`. */
 export const SECRET_KEYS = ['password', 'token', 'client_secret'] as const;

@@ -121,6 +121,6 @@ export function formatProblem(p: SourceProblem): string {
   // Sources write their messages as `file:line: what`; the location is said once, first.
   const message = p.message.startsWith(`${at}: `) ? p.message.slice(at.length + 2) : p.message;
   const uid = p.uid ? ` (UID ${p.uid})` : '';
-  const field = p.field ? ` ${p.field}:` : '';
+  const field = p.field && !message.startsWith(`${p.field}:`) ? ` ${p.field}:` : '';
   return `${at}${uid}: ${p.severity} ${p.code}:${field} ${message}`;
 }

@@ -109,7 +109,7 @@ describe('loading a pipeline definition', () => {
       url: 'local',
       data: 'data/calendar.db',
       namespace: 'calendar/events/v1',
-      rate: { concurrency: 8, requests_per_second: undefined },
+      rate: { concurrency: 64, requests_per_second: undefined },
       timeout_ms: 30000,
     });
     expect(pipeline.mapping).toEqual({
