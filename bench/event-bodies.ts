@@ -6,6 +6,7 @@
  * matches about a tenth of the events; `CATEGORY_SLUG` is one of the 12 categories, on about a
  * sixth of them.
  */
+import { prng } from './prng.ts';
 
 const TOPICS = [
   'Jazz',
@@ -159,18 +160,6 @@ const COSTS = ['Free', '10', '$5', '12.50', '$10 – $25'];
 export const SEARCH_WORD = 'jazz';
 export const CATEGORY_SLUG = 'music';
 
-/** mulberry32: small, fast, seedable; plenty for picking from pools. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `count` distinct items of `pool`. */
 function pickDistinct<T>(random: () => number, pool: readonly T[], count: number): T[] {
   const picked = new Set<T>();
@@ -202,7 +191,7 @@ function organizer(i: number) {
 
 /** A generator of JSON bodies for events in `year`; each call returns the next one. */
 export function eventBodies(year: number, seed = 2027): () => string {
-  const random = rng(seed);
+  const random = prng(seed);
   const pick = <T>(pool: readonly T[]) => pool[Math.floor(random() * pool.length)];
   const yearStart = Date.UTC(year, 0, 1);
   let n = 0;

@@ -16,6 +16,7 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { escapeText, foldLine, localStamp, paramValue, utcStamp, VTIMEZONES } from '../samples/ics-lines.ts';
+import { prng } from './prng.ts';
 
 export interface IcsOptions {
   /** VEVENT components to write, overrides included (default 10,000). */
@@ -90,18 +91,6 @@ const TOPICS = list(
 );
 const FORMATS = list('Night|Workshop|Meetup|Class|Festival|Open Day|Social|Masterclass|Talk|Fair');
 const ADJECTIVES = list('Spring|Late|Community|Sunday|Beginners’|Grand|Summer|Family|Evening|Winter');
-
-/** mulberry32: tiny, fast, and good enough to spread test data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Venue {
   location: string;

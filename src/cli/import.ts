@@ -8,7 +8,12 @@ import { basename, extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { slugify } from '../model/slug.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
-import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/definition.ts';
+import {
+  DEFAULT_DATA,
+  DEFAULT_MAX_DELETE_RATIO,
+  DEFAULT_NAMESPACE,
+  DEFAULT_WINDOW,
+} from '../pipeline/definition.ts';
 import type { RunSpec } from '../pipeline/run.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain } from './io.ts';
@@ -111,8 +116,8 @@ export async function main(io: CliIO): Promise<number> {
       show_map: true,
       show_map_link: true,
     },
-    window: { pastDays: 30, futureDays: 365 },
-    policies: { update: 'overwrite', delete: deletions, maxDeleteRatio: 0.25 },
+    window: { pastDays: DEFAULT_WINDOW.past_days, futureDays: DEFAULT_WINDOW.future_days },
+    policies: { update: 'overwrite', delete: deletions, maxDeleteRatio: DEFAULT_MAX_DELETE_RATIO },
     stateFile: target.stateFile,
     targetLabel: target.label,
   };

@@ -19,6 +19,11 @@ export const DEFAULT_DATA = 'data/calendar.db';
 /** Requests in flight: a remote site is a shared WordPress; the local server commits those in flight together. */
 export const DEFAULT_CONCURRENCY = { local: 64, remote: 4 } as const;
 
+/** The recurrence window around the run time, in days (spec/pipeline.md, Time). */
+export const DEFAULT_WINDOW = { past_days: 30, future_days: 365 } as const;
+/** Mass-delete guard: the share of a pipeline's events one run may delete without --force-delete. */
+export const DEFAULT_MAX_DELETE_RATIO = 0.25;
+
 /** Keys whose values must be `${VAR}` references in the file, under `target.auth`. */
 export const SECRET_KEYS = ['password', 'token', 'client_secret'] as const;
 /** Source options that only mean something for CSV (refused on an ics source). */
@@ -251,8 +256,12 @@ const days = (what: string) =>
 
 const Window = z
   .strictObject({
-    past_days: days('Days before now from which recurring events are expanded.').default(30),
-    future_days: days('Days after now up to which recurring events are expanded.').default(365),
+    past_days: days('Days before now from which recurring events are expanded.').default(
+      DEFAULT_WINDOW.past_days,
+    ),
+    future_days: days('Days after now up to which recurring events are expanded.').default(
+      DEFAULT_WINDOW.future_days,
+    ),
   })
   .describe('Recurring series become single events within this window around the run time.');
 
@@ -274,7 +283,7 @@ const Policies = z
       .number()
       .min(0, { error: 'expected a ratio between 0 and 1' })
       .max(1, { error: 'expected a ratio between 0 and 1' })
-      .default(0.25)
+      .default(DEFAULT_MAX_DELETE_RATIO)
       .describe(
         "Mass-delete guard: refuse to remove more than this share of the pipeline's events without --force-delete.",
       ),

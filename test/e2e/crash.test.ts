@@ -11,23 +11,12 @@
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prng } from '../../bench/prng.ts';
 import { main as importMain } from '../../src/cli/import.ts';
 import { tempDir } from '../writer/setup.ts';
 import { readReport, runCli, SAMPLE_ICS, snapshotOf, spawnImport, writesOf } from './helpers.ts';
 
 type Snapshot = Awaited<ReturnType<typeof snapshotOf>>;
-
-/** mulberry32: a tiny seeded generator, so that a failing seed can be replayed. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /**
  * When to kill: a delay after the spawn (anywhere in the run, start-up included), a delay after the child
@@ -149,7 +138,7 @@ describe('an import killed with SIGKILL at a random moment, then run again', () 
     it(`leaves the target as one clean run would, with nothing doubled or missing (seed ${seed}, ${what})`, async ({
       annotate,
     }) => {
-      const random = seeded(seed);
+      const random = prng(seed);
       const total = clean.events.length;
       const data = join(dir.dir, `seed-${seed}`, 'calendar.db');
       /** Somewhere after `done` events and well before the last. */

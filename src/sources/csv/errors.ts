@@ -4,8 +4,6 @@
 // "CSV": a bad row is reported with its line number and reason and does not stop the others).
 // CsvOptionsError is the one thing readCsv throws: a bad option is the caller's mistake, not the file's.
 
-import type { SourceProblem } from '../record.ts';
-
 export const CSV_PROBLEMS = {
   /** The title or start-date column is not in the header: nothing can be read (one error for the file). */
   missingColumn: 'csv_missing_column',
@@ -35,28 +33,7 @@ export const CSV_PROBLEMS = {
   invalidUtf8: 'csv_invalid_utf8',
 } as const;
 
-export interface ProblemAt {
-  file: string;
-  line?: number;
-  field?: string;
-}
-
-export function problem(
-  severity: SourceProblem['severity'],
-  code: string,
-  message: string,
-  at: ProblemAt,
-): SourceProblem {
-  const where = at.line === undefined ? at.file : `${at.file}:${at.line}`;
-  const result: SourceProblem = {
-    code,
-    message: `${where}: ${message}`,
-    origin: at.line === undefined ? { file: at.file } : { file: at.file, line: at.line },
-    severity,
-  };
-  if (at.field !== undefined) result.field = at.field;
-  return result;
-}
+export { type ProblemAt, problem } from '../problem.ts';
 
 /** An invalid option (unknown date format, zone or field): thrown before any byte is read. */
 export class CsvOptionsError extends Error {

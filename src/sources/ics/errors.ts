@@ -2,8 +2,6 @@
 // file, line, UID and field they concern. A `warning` means the VEVENT was read after a repair; an `error`
 // means it was dropped and the rest of the file was read (spec/pipeline.md, "Plan, apply, report").
 
-import type { SourceProblem } from '../record.ts';
-
 export const ICS_PROBLEMS = {
   /** Not iCalendar at all: no BEGIN:VCALENDAR and no VEVENT. */
   notCalendar: 'ics_not_calendar',
@@ -28,27 +26,4 @@ export const ICS_PROBLEMS = {
   duplicate: 'ics_duplicate',
 } as const;
 
-export interface ProblemAt {
-  file: string;
-  line?: number;
-  uid?: string;
-  field?: string;
-}
-
-export function problem(
-  severity: SourceProblem['severity'],
-  code: string,
-  message: string,
-  at: ProblemAt,
-): SourceProblem {
-  const where = at.line === undefined ? at.file : `${at.file}:${at.line}`;
-  const result: SourceProblem = {
-    code,
-    message: `${where}: ${message}`,
-    origin: at.line === undefined ? { file: at.file } : { file: at.file, line: at.line },
-    severity,
-  };
-  if (at.uid !== undefined) result.uid = at.uid;
-  if (at.field !== undefined) result.field = at.field;
-  return result;
-}
+export { type ProblemAt, problem } from '../problem.ts';
