@@ -15,12 +15,19 @@ export interface Origin {
  * A time as the source wrote it. The three kinds are kept distinct (an all-day date is not midnight,
  * a floating time is not UTC): the mapping resolves floating times with the pipeline's default zone.
  * - `date`: all-day, `YYYY-MM-DD`; as an end it is exclusive (RFC 5545 DTEND;VALUE=DATE).
- * - `zoned`: wall time `YYYY-MM-DD HH:MM:SS` in `zone`, an IANA name or `UTC`.
+ * - `zoned`: wall time `YYYY-MM-DD HH:MM:SS` in `zone`, an IANA name or `UTC` (`floating` when the zone
+ *   was given by the reader — X-WR-TIMEZONE, the pipeline's zone — not by the source: identity then
+ *   stays on the wall time, so that a change of that zone does not re-key a series).
  * - `floating`: wall time `YYYY-MM-DD HH:MM:SS` with no zone.
  */
 export type TimeValue =
   | { kind: 'date'; date: string }
-  | { kind: 'zoned'; local: string; zone: string }
+  | {
+      kind: 'zoned';
+      local: string;
+      zone: string /** A floating time given a zone by the reader. */;
+      floating?: true;
+    }
   | { kind: 'floating'; local: string };
 
 export interface VenueRecord {

@@ -67,12 +67,15 @@ function validDate(y: string, mo: string, d: string, h: string, mi: string, s: s
   return Number(y) >= 1 && msToWire(wireToMs(wire)) === wire;
 }
 
-function zoned(local: string, zone: string): Moment {
-  return { value: { kind: 'zoned', local, zone }, ms: wallToInstant(wireToMs(local), zoneInfo(zone)) };
+function zoned(local: string, zone: string, floating?: true): Moment {
+  const ms = wallToInstant(wireToMs(local), zoneInfo(zone));
+  return { value: floating ? { kind: 'zoned', local, zone, floating } : { kind: 'zoned', local, zone }, ms };
 }
 
 function floating(local: string, zone: string | null): Moment {
-  return zone === null ? { value: { kind: 'floating', local }, ms: wireToMs(local) } : zoned(local, zone);
+  return zone === null
+    ? { value: { kind: 'floating', local }, ms: wireToMs(local) }
+    : zoned(local, zone, true);
 }
 
 /** The wall time of a moment as epoch ms (a date: its midnight). */
@@ -89,14 +92,14 @@ export function atWall(like: TimeValue, wall: number): Moment {
       ms: wireToMs(`${wire.slice(0, 10)} 00:00:00`),
     };
   if (like.kind === 'floating') return { value: { kind: 'floating', local: wire }, ms: wall };
-  return zoned(wire, like.zone);
+  return zoned(wire, like.zone, like.floating);
 }
 
 /** A moment of the same kind and zone as `like`, at instant `ms` (date and floating: wall as UTC). */
 export function atInstant(like: TimeValue, ms: number): Moment {
   if (like.kind !== 'zoned') return atWall(like, ms);
   const info = zoneInfo(like.zone);
-  return { value: { kind: 'zoned', local: msToWire(ms + offsetAt(info, ms)), zone: like.zone }, ms };
+  return zoned(msToWire(ms + offsetAt(info, ms)), like.zone, like.floating);
 }
 
 /**
@@ -125,9 +128,11 @@ export function parseDuration(text: string): number | null {
 export function instanceOf(moment: Moment): { key: string; iso: string } {
   const v = moment.value;
   if (v.kind === 'date') return { key: v.date.replaceAll('-', ''), iso: v.date };
-  // Floating times have no instant: their wall time stands in, without the `Z`.
-  const wire = v.kind === 'zoned' ? msToWire(moment.ms) : v.local;
-  const iso = `${wire.slice(0, 10)}T${wire.slice(11)}${v.kind === 'zoned' ? 'Z' : ''}`;
+  // Floating times have no instant of their own (even once a reader's zone is applied): their wall time
+  // stands in, without the `Z`, so that changing that zone does not re-key the series.
+  const instant = v.kind === 'zoned' && !v.floating;
+  const wire = instant ? msToWire(moment.ms) : v.local;
+  const iso = `${wire.slice(0, 10)}T${wire.slice(11)}${instant ? 'Z' : ''}`;
   return { key: iso.replace(/[-:]/g, ''), iso };
 }
 

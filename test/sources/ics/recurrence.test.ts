@@ -170,7 +170,13 @@ describe('readIcs recurrence', () => {
       },
     );
     expect(result.records.map((r) => wall(r))).toEqual(['2027-03-20 19:00:00', '2027-03-27 19:00:00']);
-    expect(result.records.map((r) => r.key)).toEqual(['f@20270320T180000Z', 'f@20270327T180000Z']);
+    // Keyed by wall time, not by the instant the default zone makes of it: another default zone must
+    // not re-key the series (it would delete and re-create every occurrence).
+    expect(result.records.map((r) => r.key)).toEqual(['f@20270320T190000', 'f@20270327T190000']);
+    const tokyo = read(calendar(...vevent('UID:f', 'DTSTART:20270320T190000', 'RRULE:FREQ=WEEKLY;COUNT=2')), {
+      defaultZone: 'Asia/Tokyo',
+    });
+    expect(tokyo.records.map((r) => r.key)).toEqual(result.records.map((r) => r.key));
   });
 
   it('keeps a floating series floating when no zone is known, keyed by wall time without Z', () => {

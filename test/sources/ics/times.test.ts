@@ -98,6 +98,7 @@ describe('readIcs times', () => {
       kind: 'zoned',
       local: '2027-03-01 19:00:00',
       zone: 'Europe/Paris',
+      floating: true,
     });
     expect(result.calendar.timezone).toBe('Europe/Paris');
   });
@@ -110,6 +111,7 @@ describe('readIcs times', () => {
       kind: 'zoned',
       local: '2027-03-01 19:00:00',
       zone: 'Asia/Tokyo',
+      floating: true,
     });
   });
 
@@ -121,6 +123,7 @@ describe('readIcs times', () => {
       kind: 'zoned',
       local: '2027-03-01 19:00:00',
       zone: 'Europe/Berlin',
+      floating: true,
     });
     expect(result.problems).toMatchObject([
       { code: 'ics_unknown_zone', severity: 'warning', field: 'DTSTART' },
