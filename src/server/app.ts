@@ -66,14 +66,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     options.store.publishDue(formatUtcNow(config.now()));
   });
 
-  app.addHook('onSend', async (req, reply, payload) => {
-    reply.header('link', `<${config.apiBase}/>; rel="https://api.w.org/"`);
+  const apiLink = `<${config.apiBase}/>; rel="https://api.w.org/"`;
+  // A callback hook, not an async one: it runs on every response and has nothing to wait for.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    reply.header('link', apiLink);
     reply.header('vary', 'Accept, Origin');
     reply.header('access-control-expose-headers', 'X-TEC-Total, X-TEC-TotalPages, Link');
     const allow = (req.routeOptions.config as { allow?: () => string } | undefined)?.allow;
     if (allow) reply.header('allow', allow());
     if (req.caller) reply.header('cache-control', 'no-store');
-    return payload;
+    done(null, payload);
   });
   // After authentication (the caller is part of the key) and after the headers above (they are kept).
   registerResponseCache(app, options.store, config.responseCache);

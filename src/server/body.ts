@@ -42,10 +42,13 @@ export async function registerBodyParsers(app: FastifyInstance, limit: number): 
   await app.register(formbody, { parser: parseNested });
   await app.register(multipart, { attachFieldsToBody: true, limits: { fileSize: limit, fieldSize: limit } });
   // Registered after the plugin, so this runs after its own preValidation has read the parts.
-  app.addHook('preValidation', async (req) => {
+  // A callback hook (Fastify's runner turns a throw into the request's error, as a rejection): it runs on
+  // every request, and only multipart ones have anything to do.
+  app.addHook('preValidation', (req, _reply, done) => {
     if (req.isMultipart() && req.body && typeof req.body === 'object') {
       req.body = multipartBody(req.body as Record<string, MultipartPart>, limit);
     }
+    done();
   });
 }
 

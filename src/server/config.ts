@@ -30,9 +30,15 @@ export interface ServerOptions {
   responseCache?: { maxEntries: number; maxBytes: number };
   /**
    * Characters of rendered event JSON kept for reuse by lists (render/event-json.ts); default 32,000,000
-   * (~64 MB). A bulk writer that reads nothing back (the local import target) sets 0.
+   * (~64 MB).
    */
   renderCacheChars?: number;
+  /**
+   * Whether that includes the JSON of each event's own fields; default true. A bulk writer that reads
+   * nothing back (the local import target) renders each event once, but the same few venues, organizers
+   * and terms in thousands of answers: it keeps only those.
+   */
+  renderCacheEvents?: boolean;
 }
 
 export interface Config {
@@ -53,6 +59,7 @@ export interface Config {
   now: () => Date;
   responseCache: { maxEntries: number; maxBytes: number };
   renderCacheChars: number;
+  renderCacheEvents: boolean;
 }
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
@@ -79,5 +86,6 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
     now: o.now ?? (() => new Date()),
     responseCache: o.responseCache ?? { maxEntries: 2_000, maxBytes: 64 * 1024 * 1024 },
     renderCacheChars: o.renderCacheChars ?? 32_000_000,
+    renderCacheEvents: o.renderCacheEvents ?? true,
   });
 }

@@ -23,7 +23,7 @@ export function parseParams<S extends z.ZodObject>(
 
   const out: Record<string, unknown> = {};
   const problems: ParamProblem[] = [];
-  for (const [key, field] of Object.entries(schema.shape) as [string, z.ZodType][]) {
+  for (const [key, field] of fieldsOf(schema)) {
     const value = input[key];
     if (value === undefined) continue;
     if (value === null && nullable && !nullable.has(key)) {
@@ -36,6 +36,17 @@ export function parseParams<S extends z.ZodObject>(
   }
   if (problems.length) throw invalidParams(problems);
   return out as Partial<z.output<S>>;
+}
+
+/** A schema's fields, listed once: every write request is checked against the same few schemas. */
+const fieldLists = new WeakMap<z.ZodObject, readonly [string, z.ZodType][]>();
+function fieldsOf(schema: z.ZodObject): readonly [string, z.ZodType][] {
+  let fields = fieldLists.get(schema);
+  if (!fields) {
+    fields = Object.entries(schema.shape) as [string, z.ZodType][];
+    fieldLists.set(schema, fields);
+  }
+  return fields;
 }
 
 function typeProblem(key: string, field: z.ZodType): ParamProblem {

@@ -8,13 +8,20 @@
  * created in the store on first use (like `npm run users -- add calsync --role administrator`).
  */
 import { resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/app.ts';
 import { openSqliteStore } from '../server/store/sqlite.ts';
 import type { Store, UserRecord } from '../server/store/store.ts';
 import { createTarget } from './api-target.ts';
 import type { RequesterOptions } from './requester.ts';
 import type { Target } from './target.ts';
-import { flattenHeaders, queryString, type Transport } from './transport.ts';
+import {
+  flattenHeaders,
+  queryString,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from './transport.ts';
 
 export const LOCAL_USER = 'calsync';
 /** Requests in flight, and so writes per commit; past ~50 a larger group saves little and holds the lock longer. */
@@ -61,8 +68,10 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
     siteTimezone: options.siteTimezone,
     // Response caching pays off for many readers; the writer reads each item about once.
     responseCache: { maxEntries: 0, maxBytes: 0 },
-    // Nor does keeping rendered events: an import renders each once, and would keep them all.
-    renderCacheChars: 0,
+    // Nor does keeping rendered events: an import renders each once, and would keep them all. Their
+    // venues, organizers and terms are in thousands of answers, and their JSON is kept (~1 KB each).
+    renderCacheChars: 4_000_000,
+    renderCacheEvents: false,
     schemes: { local: async () => user },
   });
   const prefix = app.config.apiPrefix;
@@ -71,21 +80,40 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
     label,
     async send(req) {
       group.enter();
-      const res = await app.inject({
-        method: req.method,
-        url: `${prefix}${req.path}${queryString(req.query)}`,
-        headers: {
-          authorization: `Local ${LOCAL_USER}`,
-          ...(req.body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        payload: req.body === undefined ? undefined : JSON.stringify(req.body),
-      });
-      // Answered only once durable: the caller records a write in its sync state when it gets the answer.
-      await group.leave();
-      return { status: res.statusCode, headers: flattenHeaders(res.headers), text: res.body };
+      let answer: TransportResponse;
+      try {
+        answer = await inject(app, prefix, req);
+      } finally {
+        // Answered only once durable: the caller records a write in its sync state when it gets the
+        // answer. A request that failed still leaves the group, so that the others are committed.
+        await group.leave();
+      }
+      return answer;
     },
     close: () => app.close(),
   };
+}
+
+const JSON_HEADERS = { authorization: `Local ${LOCAL_USER}`, 'content-type': 'application/json' };
+const BARE_HEADERS = { authorization: `Local ${LOCAL_USER}` };
+
+/**
+ * One request through the app, as a function of its own so that only the answer waits for the group's
+ * commit, not light-my-request's response with its buffers.
+ */
+async function inject(
+  app: FastifyInstance,
+  prefix: string,
+  req: TransportRequest,
+): Promise<TransportResponse> {
+  const res = await app.inject({
+    method: req.method,
+    url: `${prefix}${req.path}${queryString(req.query)}`,
+    // light-my-request copies the headers it is given.
+    headers: req.body === undefined ? BARE_HEADERS : JSON_HEADERS,
+    payload: req.body === undefined ? undefined : JSON.stringify(req.body),
+  });
+  return { status: res.statusCode, headers: flattenHeaders(res.headers), text: res.body };
 }
 
 /**

@@ -93,19 +93,30 @@ describe('plan', () => {
   });
 
   it('keeps events that began before the window: a past occurrence of a series is history, not a deletion', () => {
-    const past = { ...event('uid@20270101T100000Z'), fields: { title: 'past', start_date: '2027-01-01 10:00:00' } };
-    const future = { ...event('uid@20270301T100000Z'), fields: { title: 'next', start_date: '2027-03-01 10:00:00' } };
+    const past = {
+      ...event('uid@20270101T100000Z'),
+      fields: { title: 'past', start_date: '2027-01-01 10:00:00' },
+    };
+    const future = {
+      ...event('uid@20270301T100000Z'),
+      fields: { title: 'next', start_date: '2027-03-01 10:00:00' },
+    };
     const state = [stored(past), stored(future), ...'abcdefgh'.split('').map((k) => stored(event(k)))];
     const desired = 'abcdefgh'.split('').map((k) => event(k));
     const result = plan(desired, state, { ...policies, keepBefore: new Date('2027-02-01T00:00:00Z') });
-    expect(result.actions.filter((a) => a.op === 'delete').map((a) => a.key)).toEqual(['uid@20270301T100000Z']);
+    expect(result.actions.filter((a) => a.op === 'delete').map((a) => a.key)).toEqual([
+      'uid@20270301T100000Z',
+    ]);
   });
 
   it('keeps the events of a VEVENT the source could not read this time, and all of them for a UID-less one', () => {
     const all = ['u1', 'u2@20270301T100000Z', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8'].map((k) => event(k));
     const state = all.map((d) => stored(d));
     const desired = all.slice(2);
-    const byUid = plan(desired, state, { ...policies, unreadable: { uids: new Set(['u1', 'u2']), unknown: false } });
+    const byUid = plan(desired, state, {
+      ...policies,
+      unreadable: { uids: new Set(['u1', 'u2']), unknown: false },
+    });
     expect(byUid.counts.event).toMatchObject({ delete: 0, skip: 2 });
     expect(byUid.actions[byUid.actions.length - 1].reason).toMatch(/UID u2 could not be read/);
     const unknown = plan(desired, state, { ...policies, unreadable: { uids: new Set(), unknown: true } });

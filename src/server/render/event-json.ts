@@ -27,23 +27,24 @@ interface Fragment<R> {
 export class EventListJson {
   readonly #cfg: Config;
   readonly #maxChars: number;
+  readonly #keepHeads: boolean;
   #chars = 0;
   readonly #heads = new Map<number, Fragment<EventRecord>>();
   readonly #linked = new Map<number, Fragment<LinkedRecord>>();
   readonly #terms = new Map<number, Fragment<TermRecord>>();
 
-  constructor(cfg: Config, maxChars = cfg.renderCacheChars) {
+  constructor(cfg: Config, maxChars = cfg.renderCacheChars, keepHeads = cfg.renderCacheEvents) {
     this.#cfg = cfg;
     this.#maxChars = maxChars;
+    this.#keepHeads = keepHeads;
   }
 
   /** The event as a list item, not redacted (redacted items go through renderEvent). */
   item(e: EventRecord, rel: Related): string {
     const cfg = this.#cfg;
     const image = (id: number | null) => (id ? rel.attachments.get(id) : undefined);
-    const head = this.#kept(this.#heads, e, image(e.image_id), () =>
-      JSON.stringify(eventHead(e, image(e.image_id), cfg)),
-    );
+    const renderHead = () => JSON.stringify(eventHead(e, image(e.image_id), cfg));
+    const head = this.#keepHeads ? this.#kept(this.#heads, e, image(e.image_id), renderHead) : renderHead();
     const term = (t: TermRecord) =>
       this.#kept(this.#terms, t, undefined, () => JSON.stringify(renderEmbeddedTerm(t, cfg)));
     const linked = (p: LinkedRecord) =>

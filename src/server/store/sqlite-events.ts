@@ -6,16 +6,18 @@
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { eventListSql } from './list-sql.ts';
-import { EVENT_COLUMNS, type EventLinks, type EventTuple, eventRecord, eventRow } from './rows.ts';
+import { EVENT_COLUMNS, type EventLinks, type EventTuple, eventRecord, eventTuple } from './rows.ts';
 import { SearchIndexQueue } from './search-index.ts';
 import type { EventQuery, EventRecord, Page } from './store.ts';
 
 const COLUMNS = EVENT_COLUMNS.join(', ');
 const SELECT = `SELECT ${COLUMNS} FROM events`;
-const INSERT = `INSERT INTO events (${COLUMNS}) VALUES (${EVENT_COLUMNS.map((c) => `:${c}`).join(', ')})`;
-const UPDATE = `UPDATE events SET ${EVENT_COLUMNS.filter((c) => c !== 'id')
-  .map((c) => `${c} = :${c}`)
-  .join(', ')} WHERE id = :id`;
+const BY_ID = `${SELECT} WHERE id = ?`;
+// Positional parameters (rows.ts eventTuple): `?NNN` numbers them in EVENT_COLUMNS order, `id` being ?1.
+const INSERT = `INSERT INTO events (${COLUMNS}) VALUES (${EVENT_COLUMNS.map((_, i) => `?${i + 1}`).join(', ')})`;
+const UPDATE = `UPDATE events SET ${EVENT_COLUMNS.map((c, i) => `${c} = ?${i + 1}`)
+  .filter((_, i) => i > 0)
+  .join(', ')} WHERE id = ?1`;
 
 const ORGANIZERS_OF =
   'SELECT event_id, organizer_id FROM event_organizers WHERE event_id = ? ORDER BY position';
@@ -43,7 +45,7 @@ export class SqliteEvents {
   }
 
   get(id: number): EventRecord | undefined {
-    return this.records(this.#db.tuples<EventTuple>(`${SELECT} WHERE id = ?`, [id]))[0];
+    return this.records(this.#db.tuples<EventTuple>(BY_ID, [id]))[0];
   }
 
   /** Records for rows, with the links of all of them loaded in two queries. */
@@ -85,18 +87,18 @@ export class SqliteEvents {
 
   /** Inside a transaction: `id` was just drawn from `posts`. */
   insert(id: number, rec: Omit<EventRecord, 'id'>): EventRecord {
-    const row = eventRow(id, rec);
+    const row = eventTuple(id, rec);
     this.#db.run(INSERT, row);
     const links = normaliseLinks(rec);
     this.#writeOrganizers(id, links.organizer_ids);
     this.#writeTerms(id, rec.status, links);
     this.searchIndex.schedule();
-    return eventRecord(EVENT_COLUMNS.map((c) => row[c]) as EventTuple, links);
+    return eventRecord(row, links);
   }
 
   /** Inside a transaction. Links are rewritten only when they differ from the stored ones. */
   update(rec: EventRecord): EventRecord {
-    const row = eventRow(rec.id, rec);
+    const row = eventTuple(rec.id, rec);
     // The events_published trigger re-flags the kept term links if the status crossed `publish`.
     if (this.#db.run(UPDATE, row).changes === 0) {
       throw new StoreError('store-not-found', `updateEvent: no event with id ${rec.id}`);
@@ -112,7 +114,7 @@ export class SqliteEvents {
       this.#writeTerms(rec.id, rec.status, links);
     }
     this.searchIndex.schedule();
-    return eventRecord(EVENT_COLUMNS.map((c) => row[c]) as EventTuple, links);
+    return eventRecord(row, links);
   }
 
   #writeOrganizers(id: number, organizerIds: number[]): void {

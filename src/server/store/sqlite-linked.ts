@@ -33,6 +33,8 @@ interface Table {
   table: string;
   /** Select list with alias `l`, without the stored-only `name_key`. */
   select: string;
+  /** By id, built once: every event write reads its venue and organizers by id. */
+  byId: string;
   insert: string;
   update: string;
   row(id: number, rec: Omit<LinkedRecord, 'id'>): Record<string, string | number | null>;
@@ -40,12 +42,14 @@ interface Table {
 }
 
 function table(name: string, columns: readonly string[], row: Table['row'], record: Table['record']): Table {
+  const select = columns
+    .filter((c) => c !== 'name_key')
+    .map((c) => `l.${c}`)
+    .join(', ');
   return {
     table: name,
-    select: columns
-      .filter((c) => c !== 'name_key')
-      .map((c) => `l.${c}`)
-      .join(', '),
+    select,
+    byId: `SELECT ${select} FROM ${name} l WHERE l.id = ?`,
     insert: `INSERT INTO ${name} (${columns.join(', ')}) VALUES (${columns.map((c) => `:${c}`).join(', ')})`,
     update: `UPDATE ${name} SET ${columns
       .filter((c) => c !== 'id')
@@ -80,7 +84,7 @@ export class SqliteLinked {
 
   get(kind: LinkedKind, id: number): LinkedRecord | undefined {
     const t = TABLES[kind];
-    const row = this.#db.get<LinkedRow>(`SELECT ${t.select} FROM ${t.table} l WHERE l.id = ?`, [id]);
+    const row = this.#db.get<LinkedRow>(t.byId, [id]);
     return row && t.record(row);
   }
 

@@ -11,6 +11,11 @@ import { nameKey, type TermRow, termRecord } from './rows.ts';
 import type { Page, TermQuery, TermRecord } from './store.ts';
 
 const SELECT = `SELECT ${TERM_SELECT} FROM terms t`;
+/** Built once: event writes read each of their terms by id. */
+const BY_ID = `${SELECT} WHERE t.id = ? AND t.kind = ?`;
+const ANY_BY_ID = `${SELECT} WHERE t.id = ?`;
+/** Up to this many ids, `getMany` looks each up on its own. */
+const FEW = 4;
 
 const DESCENDANTS = `
   WITH RECURSIVE tree (id) AS (
@@ -33,12 +38,22 @@ export class SqliteTerms {
   }
 
   get(kind: TermKind, id: number): TermRecord | undefined {
-    return this.#one('t.id = ? AND t.kind = ?', [id, kind]);
+    const row = this.#db.get<TermRow>(BY_ID, [id, kind]);
+    return row && termRecord(row);
   }
 
   getMany(ids: number[]): Map<number, TermRecord> {
     const found = new Map<number, TermRecord>();
     if (ids.length === 0) return found;
+    if (ids.length <= FEW) {
+      // An event's own few terms (every event write renders them): one lookup each costs less than
+      // building and walking a json_each list (~5 µs against ~15 µs for two).
+      for (const id of ids) {
+        const row = this.#db.get<TermRow>(ANY_BY_ID, [id]);
+        if (row) found.set(row.id, termRecord(row));
+      }
+      return found;
+    }
     const sql = `${SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`;
     for (const row of this.#db.all<TermRow>(sql, [JSON.stringify(ids)])) found.set(row.id, termRecord(row));
     return found;
