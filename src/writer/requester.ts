@@ -47,6 +47,17 @@ export function createRequester(transport: Transport, options: RequesterOptions 
   const queue = options.queue ?? createQueue(options.concurrency, options.requestsPerSecond);
   const policy: RetryPolicy = retryPolicy(options.retries);
   const requests: Record<Method, number> = { GET: 0, POST: 0, PUT: 0, DELETE: 0 };
+  // A Retry-After is about the host, not one request: nothing new starts on this queue until it has passed.
+  let resumeAt = 0;
+  const holdQueue = (ms: number) => {
+    const until = Date.now() + ms;
+    if (until <= resumeAt) return;
+    resumeAt = until;
+    queue.pause();
+    setTimeout(() => {
+      if (Date.now() >= resumeAt) queue.start();
+    }, ms).unref();
+  };
 
   const once = async (req: TransportRequest): Promise<unknown> => {
     const res = await queue.add(async () => {
@@ -74,7 +85,9 @@ export function createRequester(transport: Transport, options: RequesterOptions 
           const last = attempt >= policy.attempts;
           const lookUp = recover !== undefined && err.maybeApplied;
           if (last && !lookUp) throw err;
-          await sleep(retryDelay(policy, attempt, err.retryAfter));
+          const delay = retryDelay(policy, attempt, err.retryAfter);
+          if (err.retryAfter !== undefined) holdQueue(delay);
+          await sleep(delay);
           if (lookUp) {
             const found = await recover();
             if (found !== undefined) return found;

@@ -151,6 +151,16 @@ describe('what the server asks and refuses', () => {
     expect(second.at - first.at).toBeGreaterThanOrEqual(950);
   });
 
+  it('holds back every other request until Retry-After has passed, not only the one that got it', async () => {
+    proxy.fail({ fault: '429', method: 'POST' });
+    const first = target.create('tag', bodyOf('tag', 2));
+    await new Promise((r) => setTimeout(r, 100)); // the 429 has come back
+    await Promise.all([first, target.create('tag', bodyOf('tag', 3))]);
+    const posts = proxy.log.filter((l) => l.method === 'POST');
+    expect(posts[0].fate).toBe('429');
+    for (const later of posts.slice(1)) expect(later.at - posts[0].at).toBeGreaterThanOrEqual(950);
+  });
+
   it('a 400 is not retried and surfaces its code and status', async () => {
     const err = await target
       .create('event', { ...bodyOf('event', 1), start_date: 'tomorrow 9am' })
