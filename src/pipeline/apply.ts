@@ -122,12 +122,19 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
       try {
         sent = await send(action, d);
       } catch (err) {
-        // An image URL the target cannot fetch (offline, 404, not an image) must not cost the event: write it
-        // without the image and say so. The state keeps the desired hash, so the next run does not retry
-        // the image on every sync; a changed image URL in the source does.
-        if (!d.fields.image || !rejectsParam(err, 'image')) throw err;
-        warning = `image ${d.fields.image} was refused (${(err as Error).message}); written without it`;
-        sent = await send(action, { ...d, fields: { ...d.fields, image: '' } });
+        if (action.op === 'update' && isGone(err)) {
+          // Deleted on the site since we wrote it: the source still has it, so it is created again.
+          warning = `it was deleted on the target (${(err as Error).message}); created again`;
+          sent = await create(d);
+        } else if (d.fields.image && rejectsParam(err, 'image')) {
+          // An image URL the target cannot fetch (offline, 404, not an image) must not cost the event: it is
+          // written without the image. The state keeps the desired hash, so the next run does not retry the
+          // image on every sync; a changed image URL in the source does.
+          warning = `image ${d.fields.image} was refused (${(err as Error).message}); written without it`;
+          sent = await send(action, { ...d, fields: { ...d.fields, image: '' } });
+        } else {
+          throw err;
+        }
       }
       remember(d, sent.remote);
       return settle(action, sent.outcome, sent.remote.id, undefined, warning);
@@ -197,6 +204,15 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     if (running.size >= WINDOW) await Promise.race(running);
   }
   return Promise.all(tasks);
+}
+
+/**
+ * The item no longer exists on the target: 404, 410 (trashed), or TEC 6.2.6's 400 naming the id
+ * (contract C.15).
+ */
+function isGone(err: unknown): boolean {
+  const e = err as { status?: number };
+  return e.status === 404 || e.status === 410 || rejectsParam(err, 'id');
 }
 
 /** A 400 naming `param` among its invalid parameters (contract A.8: `data.params`). */

@@ -252,6 +252,37 @@ describe('--deletions trash', () => {
   });
 });
 
+describe('an event deleted on the site', () => {
+  it('is created again when its source changes, and the run says so', async () => {
+    await writeFile(at('gone.ics'), calendar(2));
+    expect((await runCli(importMain, [at('gone.ics'), '--data', at('gone.db')])).code).toBe(0);
+    const target = await openLocalTarget({ dataFile: at('gone.db') });
+    const victim = (await snapshotOf(at('gone.db'))).events.find((e) => e.title === 'Evening 1');
+    const found = await target.findBySlug('event', String(victim?.slug));
+    await target.remove('event', Number(found?.id), 'delete');
+    await target.close();
+
+    await writeFile(
+      at('gone.ics'),
+      calendar(2, (n, l) => l.map((x) => (n === 1 ? x.replace('Evening 1', 'Evening one') : x))),
+    );
+    const run = await runCli(importMain, [
+      at('gone.ics'),
+      '--data',
+      at('gone.db'),
+      '--report',
+      at('gone.json'),
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/written with warnings \(1\)[\s\S]*deleted on the target/);
+    expect((await readReport(at('gone.json'))).counts.event).toMatchObject({ created: 1, unchanged: 1 });
+    expect((await snapshotOf(at('gone.db'))).events.map((e) => e.title).sort()).toEqual([
+      'Evening 2',
+      'Evening one',
+    ]);
+  });
+});
+
 describe('the run lock', () => {
   // src/state/lock.ts: `<state file>.<pipeline>.lock`, the state file beside the data file.
   const lockFile = () => at('locked.sync.db.import-locked-ics.lock');
