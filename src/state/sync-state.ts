@@ -112,7 +112,7 @@ export class SyncState {
     );
   }
 
-  /** Forgets an item (deleted from the target, or dropped by `state forget`); committed like `put`. */
+  /** Forgets an item deleted from the target; committed like `put`. */
   forget(pipeline: string, kind: Kind, key: string): void {
     this.#inTurn();
     this.#remove.run(pipeline, kind, key);
@@ -130,18 +130,6 @@ export class SyncState {
     clearImmediate(this.#turn);
     this.#turn = undefined;
     this.#db.exec('COMMIT');
-  }
-
-  /** Forgets every item of a pipeline; returns how many. */
-  forgetPipeline(pipeline: string): number {
-    this.#commit();
-    return Number(this.#db.prepare('DELETE FROM items WHERE pipeline = ?').run(pipeline).changes);
-  }
-
-  pipelines(): { pipeline: string; items: number }[] {
-    return this.#db
-      .prepare('SELECT pipeline, COUNT(*) AS items FROM items GROUP BY pipeline ORDER BY pipeline')
-      .all() as unknown as { pipeline: string; items: number }[];
   }
 
   startRun(id: string, pipeline: string, now = new Date()): void {
