@@ -48,6 +48,11 @@ export interface ApplyOptions {
    * being recorded, so each create first looks for the event by its deterministic slug (one GET each).
    */
   recovering?: boolean;
+  /**
+   * The sync state knew nothing of this pipeline (a first run, or a lost state file): the events already
+   * on the target, by the suffix of their slug (`slugSuffix`), so that they are taken over, not doubled.
+   */
+  known?: ReadonlyMap<string, Remote>;
   /** Called once per action as it settles (progress bars, logs). */
   onResult?: (result: ItemResult) => void;
 }
@@ -101,8 +106,12 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
 
   const create = async (d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
     const body = d.kind === 'event' ? { ...(await resolveRefs(d)), slug: d.slug } : d.fields;
-    if (d.kind === 'event' && d.slug && options.recovering) {
-      const found = await target.findBySlug('event', d.slug);
+    if (d.kind === 'event' && d.slug) {
+      const found = options.known
+        ? options.known.get(slugSuffix(d.slug) ?? '')
+        : options.recovering
+          ? await target.findBySlug('event', d.slug)
+          : undefined;
       if (found) return { remote: await target.update('event', found.id, body), outcome: 'created' };
     }
     return { remote: await target.create(d.kind, body), outcome: 'created' };
@@ -204,6 +213,24 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     if (running.size >= WINDOW) await Promise.race(running);
   }
   return Promise.all(tasks);
+}
+
+/**
+ * The `hash(pipeline, key)` part of an event slug we created (`jazz-night-3f9a1c2b7d`, or with the
+ * `-2` a target adds to a taken slug), which identifies the event whatever its title has become.
+ */
+export function slugSuffix(slug: string): string | undefined {
+  return /-([0-9a-f]{10})(?:-\d+)?$/.exec(slug)?.[1];
+}
+
+/** Every event on the target that carries one of our slugs, by its suffix. */
+export async function eventsBySlugSuffix(target: Target): Promise<Map<string, Remote>> {
+  const found = new Map<string, Remote>();
+  for await (const remote of target.list('event')) {
+    const suffix = slugSuffix(remote.slug);
+    if (suffix && !found.has(suffix)) found.set(suffix, remote);
+  }
+  return found;
 }
 
 /**

@@ -14,7 +14,7 @@ import type { SourceProblem, SourceResult, Window } from '../sources/record.ts';
 import { acquireLock } from '../state/lock.ts';
 import { SyncState } from '../state/sync-state.ts';
 import type { Target } from '../writer/target.ts';
-import { apply, type ItemResult } from './apply.ts';
+import { apply, eventsBySlugSuffix, type ItemResult } from './apply.ts';
 import { ConfigError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
 import { type Plan, type Policies, plan } from './plan.ts';
@@ -122,9 +122,15 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
     else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
     const target = await options.openTarget();
-    state.startRun(runId, spec.name, now);
     let results: ItemResult[];
     try {
+      // A state that knows nothing of this pipeline (first run, or its file was lost): events of an earlier
+      // run are found by slug on the target and taken over. One listing; on a first import, of nothing.
+      const fresh = thePlan.actions.every((a) => !a.item) && thePlan.counts.event.create > 0;
+      const known = fresh ? await eventsBySlugSuffix(target) : undefined;
+      if (known?.size)
+        log?.warn(`${known.size} events of an earlier run found on the target by slug: taken over`);
+      state.startRun(runId, spec.name, now);
       let done = 0;
       const total = thePlan.actions.length;
       results = await apply(thePlan, {
@@ -132,6 +138,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         target,
         state,
         recovering,
+        known,
         onResult: (r) => {
           if (r.outcome === 'failed') log?.error({ key: r.action.key, error: r.error }, r.error?.message);
           if (r.warning) log?.warn({ key: r.action.key }, r.warning);

@@ -1,4 +1,4 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
@@ -20,6 +20,8 @@ beforeAll(async () => {
 afterAll(() => dir.remove());
 
 const report = async (file: string): Promise<RunReport> => JSON.parse(await readFile(file, 'utf8'));
+const entitiesOtherThanEvents = (r: RunReport) =>
+  (['category', 'tag', 'venue', 'organizer'] as const).reduce((n, k) => n + r.counts[k].created, 0);
 const writes = (r: RunReport) => (r.requests.POST ?? 0) + (r.requests.PUT ?? 0) + (r.requests.DELETE ?? 0);
 
 describe('npm run import -- samples/community-calendar.ics', () => {
@@ -122,5 +124,27 @@ describe('npm run import -- samples/community-calendar.ics', () => {
     expect(writes(third)).toBe(1);
     const snap = await snapshotOf(data);
     expect(snap.events.filter((e) => e.title === `${summary} (moved indoors)`)).toHaveLength(1);
+  });
+
+  it('takes over its events by slug when the sync state was lost, instead of doubling them', async () => {
+    const before = await snapshotOf(data);
+    await rm(join(dir.dir, 'calendar.sync.db'));
+    const run = await runCli(importMain, [
+      SAMPLE_ICS,
+      '--data',
+      data,
+      '--report',
+      join(dir.dir, 'lost.json'),
+    ]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/events of an earlier run found on the target by slug/);
+    const after = await snapshotOf(data);
+    expect(after.events).toHaveLength(before.events.length);
+    expect(new Set(after.events.map((e) => e.slug)).size).toBe(after.events.length);
+    const lost = await report(join(dir.dir, 'lost.json'));
+    expect(lost.requests.POST ?? 0).toBe(lost.counts.event.created + entitiesOtherThanEvents(lost));
+    // And the state is whole again: the next run writes nothing.
+    await runCli(importMain, [SAMPLE_ICS, '--data', data, '--report', join(dir.dir, 'after-lost.json')]);
+    expect(writes(await report(join(dir.dir, 'after-lost.json')))).toBe(0);
   });
 });
