@@ -249,7 +249,9 @@ describe('SQLite WAL checkpoints', () => {
       if (i >= 3000) most = Math.max(most, frames());
     }
     s.close();
-    // ~10 pages a write: a WAL that never started over would hold ~40,000 frames by now.
-    expect(most).toBeLessThan(10_000);
+    // ~10 pages a write: a WAL that never started over would hold 30,000–40,000 frames over the last
+    // thousand writes. The bound leaves room for a checkpoint thread slowed by a busy machine (it once
+    // reached ~10,000 with two other test runs on the same two cores).
+    expect(most).toBeLessThan(20_000);
   });
 });
