@@ -1,12 +1,13 @@
 /**
- * `npm run users -- <command>`: users with WordPress roles and their application passwords
- * (contract B.2), in the same SQLite file the server serves.
+ * `npm run users -- <command>`: users with WordPress roles, their application passwords and
+ * their OAuth clients (contract B.2), in the same SQLite file the server serves.
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatUtcNow } from '../model/datetime.ts';
 import { ROLES, type Role } from '../model/index.ts';
 import { createAppPassword, formatAppPassword } from '../server/auth/app-passwords.ts';
+import { createOAuthClient } from '../server/auth/oauth-clients.ts';
 import { openSqliteStore } from '../server/store/sqlite.ts';
 import type { Store } from '../server/store/store.ts';
 import { type CliIO, runMain } from './io.ts';
@@ -19,6 +20,9 @@ Commands:
   password <login> [--name <label>]              print a new application password for a user
   revoke <login> <password-id>                   revoke one application password
   list                                           list users and their application passwords
+  client add <login> [--name <label>]            create an OAuth client acting as that user; prints its secret once
+  client list                                    list OAuth clients
+  client revoke <client-id>                      revoke an OAuth client (its tokens stop working at once)
 
 Roles: ${ROLES.join(', ')}
 Options:
@@ -26,7 +30,9 @@ Options:
 
 Examples:
   npm run users -- add alice --role editor
-  curl -u 'alice:<password>' http://127.0.0.1:8080/calendar/events/v1/events?status=draft`;
+  curl -u 'alice:<password>' http://127.0.0.1:8080/calendar/events/v1/events?status=draft
+  npm run users -- client add alice --name importer
+  curl -u '<client-id>:<secret>' -d grant_type=client_credentials http://127.0.0.1:8080/oauth/token`;
 
 export async function main(io: CliIO): Promise<number> {
   let parsed: ReturnType<typeof parse>;
@@ -121,8 +127,49 @@ async function run(
       }
       return 0;
     }
+    case 'client':
+      return client(store, args, values.name, now, io, fail);
     default:
       return fail(`unknown command "${command}"\n\n${HELP}`);
+  }
+}
+
+/** `client add|list|revoke`: OAuth clients for the client-credentials grant (B.2). */
+async function client(
+  store: Store,
+  [sub, arg]: string[],
+  name: string,
+  now: string,
+  io: CliIO,
+  fail: (message: string) => number,
+): Promise<number> {
+  switch (sub) {
+    case 'add': {
+      const user = arg ? store.findUser(arg) : undefined;
+      if (!user) return fail(`no user "${arg ?? ''}": npm run users -- client add <login> [--name <label>]`);
+      const { secret, record } = await createOAuthClient(store, user, name, now);
+      io.stdout.write(
+        `OAuth client "${record.name}" acting as "${user.login}".\nclient_id: ${record.client_id}\n` +
+          `client_secret (shown once): ${secret}\n`,
+      );
+      return 0;
+    }
+    case 'list': {
+      const logins = new Map(store.listUsers().map((u) => [u.id, u.login]));
+      for (const c of store.listOAuthClients()) {
+        const state = c.revoked ? 'revoked' : 'active';
+        io.stdout.write(
+          `${c.client_id}\t${logins.get(c.user_id)}\t${c.name}\tcreated ${c.created_utc}\t${state}\n`,
+        );
+      }
+      return 0;
+    }
+    case 'revoke':
+      if (!arg || !store.revokeOAuthClient(arg)) return fail(`no OAuth client "${arg ?? ''}"`);
+      io.stdout.write(`Revoked OAuth client ${arg}.\n`);
+      return 0;
+    default:
+      return fail(`client needs add, list or revoke, got "${sub ?? ''}"`);
   }
 }
 

@@ -11,13 +11,15 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { formatUtcNow } from '../model/datetime.ts';
 import { AppPasswordVerifier } from './auth/app-passwords.ts';
-import { authenticate, basicScheme, type SchemeHandler } from './auth/authenticate.ts';
+import { authenticate, basicScheme, bearerScheme, type SchemeHandler } from './auth/authenticate.ts';
 import type { Caller } from './auth/capabilities.ts';
+import { TokenService } from './auth/tokens.ts';
 import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';
 import { ApiError, noRoute } from './errors.ts';
 import { registerResponseCache } from './response-cache.ts';
 import { registerRoutes } from './routes/index.ts';
+import { oauthRoutes } from './routes/oauth.ts';
 import type { RouteSpec } from './routes/spec.ts';
 import type { Store } from './store/store.ts';
 
@@ -35,7 +37,7 @@ declare module 'fastify' {
 export interface AppOptions extends ServerOptions {
   store: Store;
   logger?: FastifyServerOptions['logger'];
-  /** Extra authentication schemes by lower-case name (`bearer` comes with OAuth2). */
+  /** Extra authentication schemes by lower-case name (`basic` and `bearer` are built in). */
   schemes?: Record<string, SchemeHandler>;
 }
 
@@ -59,9 +61,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerBodyParsers(app, config.bodyLimit);
 
   const verifier = new AppPasswordVerifier(options.store);
-  const schemes = { basic: basicScheme(verifier), ...options.schemes };
+  const tokens = new TokenService(options.store, config.apiBase, config.now);
+  const schemes = {
+    basic: basicScheme(verifier),
+    bearer: bearerScheme(tokens, options.store),
+    ...options.schemes,
+  };
   app.addHook('onRequest', async (req) => {
-    req.caller = await authenticate(req.headers.authorization, schemes);
+    // The token endpoint's Basic header names an OAuth client, not a user (RFC 6749 §2.3.1).
+    const clientAuth = (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth;
+    if (!clientAuth) req.caller = await authenticate(req.headers.authorization, schemes, req.method);
     // Scheduled posts whose date has come are published before anything reads them (B.1).
     options.store.publishDue(formatUtcNow(config.now()));
   });
@@ -91,6 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(registerRoutes, { prefix: `${config.apiPrefix}/calendar/events/v1` });
+  await app.register(oauthRoutes, { prefix: config.apiPrefix, tokens });
   if (config.uploadsDir) {
     // Sideloaded images (B.6.2) are public files, like WordPress's wp-content/uploads.
     await mkdir(config.uploadsDir, { recursive: true });

@@ -1,13 +1,18 @@
 /**
- * Request authentication (contract B.2, D7): HTTP Basic with an application password.
- * Schemes are a table so that Bearer JWT (the OAuth2 issue) plugs in without touching
- * routes. Bad credentials are a 401 on every route, GET included; no header = anonymous.
+ * Request authentication (contract B.2, D7): HTTP Basic with an application password, and
+ * Bearer JWTs from the client-credentials grant. Schemes are a table, so routes never see
+ * them. Bad credentials are a 401 on every route, GET included; no header = anonymous.
  */
 import { ApiError, WWW_AUTHENTICATE } from '../errors.ts';
+import type { Store } from '../store/store.ts';
 import type { AppPasswordVerifier } from './app-passwords.ts';
 import type { Caller } from './capabilities.ts';
+import type { Scope, TokenService } from './tokens.ts';
 
-export type SchemeHandler = (credentials: string) => Promise<Caller>;
+/** `method` is the request's, for schemes whose credentials are limited to reading (OAuth scopes). */
+export type SchemeHandler = (credentials: string, method: string) => Promise<Caller>;
+
+const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 const unauthorized = (code: string, message: string, extra?: string) =>
   new ApiError(
@@ -30,14 +35,47 @@ export function basicScheme(verifier: AppPasswordVerifier): SchemeHandler {
   };
 }
 
+/**
+ * Bearer JWT (B.2): the caller is the client's user while the token verifies, the client is not
+ * revoked and the user exists. A token lacking the scope a method needs is a 403
+ * `insufficient_scope` (RFC 6750 §3.1); Basic callers are never limited.
+ */
+export function bearerScheme(tokens: TokenService, store: Store): SchemeHandler {
+  return async (credentials, method) => {
+    const claims = await tokens.verify(credentials);
+    const client = claims && store.findOAuthClient(claims.clientId);
+    const user =
+      client && !client.revoked && client.user_id === claims.userId && store.getUser(claims.userId);
+    if (!claims || !user) {
+      throw unauthorized(
+        'invalid_token',
+        'The access token is invalid, expired or revoked.',
+        'error="invalid_token"',
+      );
+    }
+    const needed: Scope = WRITES.has(method) ? 'write' : 'read';
+    if (!claims.scopes.includes(needed)) {
+      throw new ApiError(
+        403,
+        'insufficient_scope',
+        `The access token does not have the "${needed}" scope.`,
+        {},
+        { 'www-authenticate': `Bearer realm="calsync", error="insufficient_scope", scope="${needed}"` },
+      );
+    }
+    return user;
+  };
+}
+
 export async function authenticate(
   header: string | undefined,
   schemes: Readonly<Record<string, SchemeHandler>>,
+  method = 'GET',
 ): Promise<Caller> {
   if (!header) return null;
   const space = header.indexOf(' ');
   const scheme = (space > 0 ? header.slice(0, space) : header).toLowerCase();
   const handler = schemes[scheme];
   if (!handler) throw unauthorized('rest_forbidden', 'Sorry, you are not allowed to do that.');
-  return handler(header.slice(space + 1).trim());
+  return handler(header.slice(space + 1).trim(), method);
 }

@@ -236,6 +236,25 @@ export const MIGRATIONS: readonly Migration[] = [
         CREATE INDEX venues_scheduled ON venues (date_utc) WHERE status = 'future';
         CREATE INDEX organizers_scheduled ON organizers (date_utc) WHERE status = 'future';`),
   },
+  {
+    version: 4,
+    description: 'OAuth clients and the token signing key',
+    // B.2 client credentials: a client acts as one user and goes with it. `signing_keys` holds the
+    // HS256 key, generated once, so that tokens outlive a restart.
+    up: (db) =>
+      db.exec(`
+        CREATE TABLE oauth_clients (
+          id INTEGER PRIMARY KEY AUTOINCREMENT,
+          client_id TEXT NOT NULL UNIQUE,
+          secret_hash TEXT NOT NULL,
+          user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+          name TEXT NOT NULL,
+          created_utc TEXT NOT NULL,
+          revoked INTEGER NOT NULL DEFAULT 0
+        ) STRICT;
+        CREATE INDEX oauth_clients_user ON oauth_clients (user_id);
+        CREATE TABLE signing_keys (name TEXT PRIMARY KEY, key BLOB NOT NULL) STRICT;`),
+  },
 ];
 
 export function schemaVersion(db: DatabaseSync): number {

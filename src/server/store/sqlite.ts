@@ -26,6 +26,7 @@ import { migrate } from './migrations.ts';
 import { type AttachmentRow, attachmentRecord } from './rows.ts';
 import { SqliteEvents } from './sqlite-events.ts';
 import { SqliteLinked } from './sqlite-linked.ts';
+import { SqliteOAuth } from './sqlite-oauth.ts';
 import { SqliteTerms } from './sqlite-terms.ts';
 import { SqliteUsers } from './sqlite-users.ts';
 import type {
@@ -37,6 +38,7 @@ import type {
   LinkedKind,
   LinkedQuery,
   LinkedRecord,
+  OAuthClientRecord,
   Page,
   PostKind,
   Store,
@@ -70,6 +72,7 @@ export class SqliteStore implements Store {
   readonly #linked: SqliteLinked;
   readonly #terms: SqliteTerms;
   readonly #users: SqliteUsers;
+  readonly #oauth: SqliteOAuth;
   readonly #checkpointer: WalCheckpointer | undefined;
 
   static open(path: string): SqliteStore {
@@ -109,6 +112,7 @@ export class SqliteStore implements Store {
     this.#linked = new SqliteLinked(db);
     this.#terms = new SqliteTerms(db);
     this.#users = new SqliteUsers(db);
+    this.#oauth = new SqliteOAuth(db);
   }
 
   transaction<T>(fn: () => T): T {
@@ -376,5 +380,26 @@ export class SqliteStore implements Store {
 
   touchAppPassword(id: number, at: string): void {
     this.#users.touchAppPassword(id, at);
+  }
+
+  // OAuth clients
+  insertOAuthClient(rec: Omit<OAuthClientRecord, 'id' | 'revoked'>): OAuthClientRecord {
+    return this.#oauth.insert(rec);
+  }
+
+  findOAuthClient(clientId: string): OAuthClientRecord | undefined {
+    return this.#oauth.find(clientId);
+  }
+
+  listOAuthClients(): OAuthClientRecord[] {
+    return this.#oauth.list();
+  }
+
+  revokeOAuthClient(clientId: string): boolean {
+    return this.#oauth.revoke(clientId);
+  }
+
+  signingKey(name: string, generate: () => Uint8Array): Uint8Array {
+    return this.#oauth.signingKey(name, generate);
   }
 }

@@ -141,6 +141,19 @@ export interface AppPasswordRecord {
   last_used_utc: string | null;
 }
 
+/** An OAuth client (B.2 client credentials), bound to one user. */
+export interface OAuthClientRecord {
+  id: number;
+  /** Public, random; what the client sends as its `client_id`. */
+  client_id: string;
+  /** argon2id hash; the secret itself is shown once and never stored. */
+  secret_hash: string;
+  user_id: number;
+  name: string;
+  created_utc: string;
+  revoked: boolean;
+}
+
 /** Who may see which unpublished items: `statuses` of anyone's, `ownStatuses` of `ownerId`'s. */
 export interface Visibility {
   statuses: Status[];
@@ -298,4 +311,14 @@ export interface Store {
   appPasswordUser(id: number): UserRecord | undefined;
   deleteAppPassword(id: number): void;
   touchAppPassword(id: number, at: string): void;
+
+  // OAuth clients and the token signing key (B.2).
+  insertOAuthClient(rec: Omit<OAuthClientRecord, 'id' | 'revoked'>): OAuthClientRecord;
+  findOAuthClient(clientId: string): OAuthClientRecord | undefined;
+  /** Every client, revoked ones included, by id. */
+  listOAuthClients(): OAuthClientRecord[];
+  /** Marks the client revoked; false if there is no such client. Revoked clients stay listed. */
+  revokeOAuthClient(clientId: string): boolean;
+  /** The secret key named `name`, created from `generate` on first use and the same ever after. */
+  signingKey(name: string, generate: () => Uint8Array): Uint8Array;
 }

@@ -105,6 +105,28 @@ describe('SQLite store files', () => {
     store.close();
   });
 
+  it('a version 3 file gains OAuth clients: its users keep their ids and can get clients', () => {
+    const path = newPath();
+    mkdirSync(dirname(path), { recursive: true });
+    const db = new DatabaseSync(path);
+    migrate(db, MIGRATIONS.slice(0, 3));
+    db.exec(
+      "INSERT INTO users (id, login, email, role, display_name) VALUES (5, 'ann', 'a@x.org', 'editor', 'Ann')",
+    );
+    db.close();
+    const store = openSqliteStore(path);
+    expect(store.listOAuthClients()).toEqual([]);
+    const client = store.insertOAuthClient({
+      client_id: 'cs_a',
+      secret_hash: 'h',
+      user_id: 5,
+      name: 'n',
+      created_utc: '2027-01-01 00:00:00',
+    });
+    expect(store.findOAuthClient('cs_a')).toEqual(client);
+    store.close();
+  });
+
   it('writes by another connection are seen at once, remembered totals included', () => {
     const path = newPath();
     const reader = openSqliteStore(path);

@@ -7,6 +7,7 @@ import type { Store } from '../../../src/server/store/store.ts';
 import { eventListContract } from './contract/event-list.ts';
 import { eventSearchContract } from './contract/event-search.ts';
 import { linkedListContract } from './contract/linked-list.ts';
+import { oauthClientContract } from './contract/oauth-clients.ts';
 import { postContract } from './contract/posts.ts';
 import { termContract } from './contract/terms.ts';
 import { transactionContract, userContract } from './contract/users-transactions.ts';
@@ -20,6 +21,7 @@ export function describeStoreContract(name: string, open: () => Store): void {
     linkedListContract(open);
     termContract(open);
     userContract(open);
+    oauthClientContract(open);
     transactionContract(open);
   });
 }

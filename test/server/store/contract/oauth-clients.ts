@@ -1,0 +1,76 @@
+/** Contract: OAuth clients and the token signing key (B.2). */
+import { describe, expect, it } from 'vitest';
+import type { OpenStore } from './fixtures.ts';
+import { useStore } from './fixtures.ts';
+
+export function oauthClientContract(open: OpenStore): void {
+  describe('OAuth clients', () => {
+    const store = useStore(open);
+
+    it('a client is found by client_id, listed, and stays listed but marked once revoked', () => {
+      const s = store();
+      const ann = s.insertUser({ login: 'ann', email: 'a@x.org', role: 'editor', display_name: 'Ann' });
+      const bob = s.insertUser({ login: 'bob', email: 'b@x.org', role: 'author', display_name: 'Bob' });
+      const c1 = s.insertOAuthClient({
+        client_id: 'cs_one',
+        secret_hash: 'h1',
+        user_id: ann.id,
+        name: 'importer',
+        created_utc: '2027-01-01 00:00:00',
+      });
+      const c2 = s.insertOAuthClient({
+        client_id: 'cs_two',
+        secret_hash: 'h2',
+        user_id: bob.id,
+        name: 'feed',
+        created_utc: '2027-01-02 00:00:00',
+      });
+      expect(c1).toEqual({
+        id: c1.id,
+        client_id: 'cs_one',
+        secret_hash: 'h1',
+        user_id: ann.id,
+        name: 'importer',
+        created_utc: '2027-01-01 00:00:00',
+        revoked: false,
+      });
+      expect(s.findOAuthClient('cs_one')).toEqual(c1);
+      expect(s.findOAuthClient('CS_ONE')).toBeUndefined();
+      expect(s.listOAuthClients()).toEqual([c1, c2]);
+
+      expect(s.revokeOAuthClient('cs_one')).toBe(true);
+      expect(s.revokeOAuthClient('cs_nope')).toBe(false);
+      expect(s.findOAuthClient('cs_one')).toEqual({ ...c1, revoked: true });
+      expect(s.listOAuthClients()).toEqual([{ ...c1, revoked: true }, c2]);
+    });
+
+    it('client_id is unique', () => {
+      const s = store();
+      const ann = s.insertUser({ login: 'ann', email: 'a@x.org', role: 'editor', display_name: 'Ann' });
+      const rec = {
+        client_id: 'cs_x',
+        secret_hash: 'h',
+        user_id: ann.id,
+        name: 'n',
+        created_utc: '2027-01-01 00:00:00',
+      };
+      s.insertOAuthClient(rec);
+      expect(() => s.insertOAuthClient(rec)).toThrow();
+      expect(s.listOAuthClients()).toHaveLength(1);
+    });
+
+    it('signingKey generates a key once and returns the same bytes ever after', () => {
+      const s = store();
+      let calls = 0;
+      const generate = () => {
+        calls++;
+        return new Uint8Array(32).fill(calls);
+      };
+      const first = s.signingKey('oauth', generate);
+      expect(first).toEqual(new Uint8Array(32).fill(1));
+      expect(s.signingKey('oauth', generate)).toEqual(first);
+      expect(calls).toBe(1);
+      expect(s.signingKey('other', generate)).toEqual(new Uint8Array(32).fill(2));
+    });
+  });
+}
