@@ -54,9 +54,10 @@ export function createRequester(transport: Transport, options: RequesterOptions 
     if (until <= resumeAt) return;
     resumeAt = until;
     queue.pause();
+    // Not unref'd: a request that slept just as long may be queued behind it, with nothing else pending.
     setTimeout(() => {
       if (Date.now() >= resumeAt) queue.start();
-    }, ms).unref();
+    }, ms);
   };
 
   const once = async (req: TransportRequest): Promise<unknown> => {
