@@ -1,6 +1,6 @@
 // Content lines → the parts of a calendar the reader uses: calendar properties (X-WR-*), VTIMEZONEs (their
 // TZID and observance offsets, for zones no name lookup resolves) and VEVENTs with the line of their
-// BEGIN:VEVENT. Nested components inside a VEVENT (VALARM) are skipped. A file that ends inside a VEVENT
+// BEGIN:VEVENT, one VEVENT at a time (ComponentReader). Nested components inside a VEVENT (VALARM) are skipped. A file that ends inside a VEVENT
 // (a cut download) keeps the complete VEVENTs before it and reports the cut once as a warning.
 
 import type { SourceProblem } from '../record.ts';
@@ -29,80 +29,117 @@ export interface CalendarParts {
   problems: SourceProblem[];
 }
 
-export function splitComponents(lines: ContentLine[], file: string): CalendarParts {
-  const parts: CalendarParts = { calendar: {}, timezones: [], events: [], problems: [] };
-  const stack: string[] = [];
-  let event: VEventBlock | null = null;
-  let zone: VTimezoneBlock | null = null;
-  let observance: 'STANDARD' | 'DAYLIGHT' | null = null;
-  let sawCalendar = false;
-  let endedCalendar = false;
-  for (const l of lines) {
+/** All parts at once (the VEVENT blocks kept): for small inputs and tests. */
+export function splitComponents(lines: Iterable<ContentLine>, file: string): CalendarParts {
+  const events: VEventBlock[] = [];
+  const reader = new ComponentReader(file, (event) => events.push(event));
+  for (const l of lines) reader.line(l);
+  return { ...reader.end(), events };
+}
+
+/**
+ * Content lines in, one at a time; each VEVENT is handed to `onEvent` as soon as its END:VEVENT arrives, so
+ * a reader can turn it into a record and drop its lines. `end()` gives the rest of the parts (and `events`
+ * empty: they went to `onEvent`).
+ */
+export class ComponentReader {
+  readonly #parts: CalendarParts = { calendar: {}, timezones: [], events: [], problems: [] };
+  readonly #stack: string[] = [];
+  readonly #file: string;
+  readonly #onEvent: (event: VEventBlock) => void;
+  #event: VEventBlock | null = null;
+  #zone: VTimezoneBlock | null = null;
+  #observance: 'STANDARD' | 'DAYLIGHT' | null = null;
+  #sawCalendar = false;
+  #endedCalendar = false;
+  #eventCount = 0;
+
+  constructor(file: string, onEvent: (event: VEventBlock) => void) {
+    this.#file = file;
+    this.#onEvent = onEvent;
+  }
+
+  /** What has been read so far (the calendar's properties, the VTIMEZONEs). */
+  get parts(): Pick<CalendarParts, 'calendar' | 'timezones'> {
+    return this.#parts;
+  }
+
+  line(l: ContentLine): void {
+    const parts = this.#parts;
+    const stack = this.#stack;
+    const file = this.#file;
     if (l.name === 'BEGIN') {
       const kind = l.value.trim().toUpperCase();
       if (kind === 'VEVENT') {
-        if (event !== null) {
+        if (this.#event !== null) {
           parts.problems.push(
             problem('error', ICS_PROBLEMS.unterminated, 'dropped a VEVENT without END:VEVENT', {
               file,
-              line: event.line,
+              line: this.#event.line,
             }),
           );
           stack.length = stack.lastIndexOf('VEVENT');
         }
-        event = { line: l.line, props: [] };
-      } else if (kind === 'VCALENDAR') sawCalendar = true;
-      else if (kind === 'VTIMEZONE') zone = { tzid: '', standard: [], daylight: [] };
-      else if (zone !== null && (kind === 'STANDARD' || kind === 'DAYLIGHT')) observance = kind;
+        this.#event = { line: l.line, props: [] };
+      } else if (kind === 'VCALENDAR') this.#sawCalendar = true;
+      else if (kind === 'VTIMEZONE') this.#zone = { tzid: '', standard: [], daylight: [] };
+      else if (this.#zone !== null && (kind === 'STANDARD' || kind === 'DAYLIGHT')) this.#observance = kind;
       stack.push(kind);
-      continue;
+      return;
     }
     if (l.name === 'END') {
       const kind = l.value.trim().toUpperCase();
       const at = stack.lastIndexOf(kind);
       if (at !== -1) stack.length = at;
-      if (kind === 'VEVENT' && event !== null) {
-        parts.events.push(event);
-        event = null;
-      } else if (kind === 'VTIMEZONE' && zone !== null) {
-        if (zone.tzid !== '') parts.timezones.push(zone);
-        zone = null;
-      } else if (kind === 'STANDARD' || kind === 'DAYLIGHT') observance = null;
-      else if (kind === 'VCALENDAR') endedCalendar = true;
-      continue;
+      if (kind === 'VEVENT' && this.#event !== null) {
+        const event = this.#event;
+        this.#event = null;
+        this.#eventCount++;
+        this.#onEvent(event);
+      } else if (kind === 'VTIMEZONE' && this.#zone !== null) {
+        if (this.#zone.tzid !== '') parts.timezones.push(this.#zone);
+        this.#zone = null;
+      } else if (kind === 'STANDARD' || kind === 'DAYLIGHT') this.#observance = null;
+      else if (kind === 'VCALENDAR') this.#endedCalendar = true;
+      return;
     }
     const top = stack[stack.length - 1];
-    if (event !== null) {
-      if (top === 'VEVENT') event.props.push(l);
-    } else if (zone !== null) {
-      readZoneLine(zone, observance, l);
+    if (this.#event !== null) {
+      if (top === 'VEVENT') this.#event.props.push(l);
+    } else if (this.#zone !== null) {
+      readZoneLine(this.#zone, this.#observance, l);
     } else if (top === 'VCALENDAR') {
       readCalendarLine(parts.calendar, l);
     }
   }
-  if (event !== null) {
-    parts.problems.push(
-      problem(
-        'warning',
-        ICS_PROBLEMS.truncated,
-        `file ends inside a VEVENT; read the ${parts.events.length} complete ones`,
-        {
-          file,
-          line: event.line,
-        },
-      ),
-    );
-  } else if (sawCalendar && !endedCalendar) {
-    parts.problems.push(
-      problem('warning', ICS_PROBLEMS.truncated, 'file ends without END:VCALENDAR', { file }),
-    );
+
+  end(): CalendarParts {
+    const parts = this.#parts;
+    const file = this.#file;
+    if (this.#event !== null) {
+      parts.problems.push(
+        problem(
+          'warning',
+          ICS_PROBLEMS.truncated,
+          `file ends inside a VEVENT; read the ${this.#eventCount} complete ones`,
+          {
+            file,
+            line: this.#event.line,
+          },
+        ),
+      );
+    } else if (this.#sawCalendar && !this.#endedCalendar) {
+      parts.problems.push(
+        problem('warning', ICS_PROBLEMS.truncated, 'file ends without END:VCALENDAR', { file }),
+      );
+    }
+    if (!this.#sawCalendar && this.#eventCount === 0) {
+      parts.problems.push(
+        problem('error', ICS_PROBLEMS.notCalendar, 'expected BEGIN:VCALENDAR, found none', { file }),
+      );
+    }
+    return parts;
   }
-  if (!sawCalendar && parts.events.length === 0) {
-    parts.problems.push(
-      problem('error', ICS_PROBLEMS.notCalendar, 'expected BEGIN:VCALENDAR, found none', { file }),
-    );
-  }
-  return parts;
 }
 
 function readZoneLine(

@@ -6,7 +6,7 @@
 
 import ical, { type VEvent } from 'node-ical';
 import type { EventRecord, OrganizerRecord, VenueRecord } from '../record.ts';
-import type { ContentLine } from './lines.ts';
+import { type ContentLine, unescapeText } from './lines.ts';
 import type { RuleSource } from './recurrence.ts';
 
 export type EventFields = Pick<
@@ -19,11 +19,11 @@ export interface ParsedProperties {
   rule?: RuleSource;
 }
 
-// node-ical stores `X-ALT-DESC` as `ALT-DESC`, `X-COST` as `COST`, others lower-cased.
+// node-ical stores `X-COST` as `COST`, others lower-cased. DESCRIPTION and X-ALT-DESC are read here, not by
+// node-ical: they are the long values, and node-ical's unescaping of them was the largest single cost of the
+// source stage (bench/parse.ts).
 const MAPPED = new Set(
-  'UID SUMMARY DESCRIPTION URL STATUS CATEGORIES LOCATION GEO ORGANIZER ATTACH IMAGE X-ALT-DESC X-COST'.split(
-    ' ',
-  ),
+  'UID SUMMARY URL STATUS CATEGORIES LOCATION GEO ORGANIZER ATTACH IMAGE X-COST'.split(' '),
 );
 
 /**
@@ -49,7 +49,7 @@ export function readProperties(
     organizers: organizers(raw.organizer),
     categories: categories(raw.categories),
   };
-  const description = text(raw.description) ?? text(raw['ALT-DESC']);
+  const description = longText(props, 'DESCRIPTION') ?? longText(props, 'X-ALT-DESC');
   if (description !== undefined) fields.description = description;
   const url = text(raw.url);
   if (url !== undefined && /^https?:\/\//i.test(url)) fields.url = url;
@@ -63,6 +63,16 @@ export function readProperties(
   if (venue !== undefined) fields.venue = venue;
   const rule = event?.rrule as RuleSource | undefined;
   return rule === undefined ? { fields } : { fields, rule };
+}
+
+/** The first `name` property as text (RFC 5545 §3.3.11), surrounding quotes removed as node-ical does. */
+function longText(props: ContentLine[], name: string): string | undefined {
+  const line = props.find((p) => p.name === name);
+  if (line === undefined) return undefined;
+  const value = unescapeText(line.value)
+    .replace(/^"(.*)"$/, '$1')
+    .trim();
+  return value === '' ? undefined : value;
 }
 
 type Valued = { params?: Record<string, unknown>; val?: unknown };

@@ -43,40 +43,56 @@ export interface LinesResult {
 
 /** The content lines of `text`; problems name `file` and the physical line. */
 export function contentLines(text: string, file: string): LinesResult {
-  const physical = text.split(/\r\n|\n|\r/);
-  const lines: ContentLine[] = [];
   const problems: SourceProblem[] = [];
+  return { lines: [...eachContentLine(text, file, problems)], problems };
+}
+
+const LINE_BREAK = /\r\n|\n|\r/g;
+
+/**
+ * The content lines of `text` one at a time, problems pushed to `problems` as they are found: the reader
+ * handles each VEVENT as it ends, so the lines of a 20,000-event file are never all in memory at once.
+ */
+export function* eachContentLine(
+  text: string,
+  file: string,
+  problems: SourceProblem[],
+): Generator<ContentLine> {
   let pending = '';
   let pendingLine = 0;
-  const flush = () => {
-    if (pending === '') return;
-    const parsed = splitLine(pending, pendingLine, file, problems);
-    if (parsed !== null) lines.push(parsed);
-    pending = '';
-  };
-  for (let i = 0; i < physical.length; i++) {
-    const text = physical[i];
-    if (text === '') continue;
-    const first = text.charCodeAt(0);
+  let position = 0;
+  let number = 0;
+  while (position <= text.length) {
+    LINE_BREAK.lastIndex = position;
+    const lineBreak = LINE_BREAK.exec(text);
+    const end = lineBreak === null ? text.length : lineBreak.index;
+    const physical = text.slice(position, end);
+    position = lineBreak === null ? text.length + 1 : end + lineBreak[0].length;
+    number++;
+    if (physical === '') continue;
+    const first = physical.charCodeAt(0);
     if (first === 32 || first === 9) {
       // RFC 5545 §3.1: a fold is CRLF followed by one blank, both removed.
-      if (pending !== '') pending += text.slice(1);
+      if (pending !== '') pending += physical.slice(1);
       continue;
     }
-    const start = PROPERTY_START.exec(text);
+    const start = PROPERTY_START.exec(physical);
     if (start !== null || pending === '') {
       const name = start?.[1].toUpperCase() ?? '';
       if (start !== null && (KNOWN_NAMES.has(name) || name.startsWith('X-'))) {
-        flush();
-        pending = text;
-        pendingLine = i + 1;
+        if (pending !== '') {
+          const parsed = splitLine(pending, pendingLine, file, problems);
+          if (parsed !== null) yield parsed;
+        }
+        pending = physical;
+        pendingLine = number;
         continue;
       }
       if (pending === '') {
         problems.push(
           problem('warning', ICS_PROBLEMS.badLine, `skipped a line that is no property`, {
             file,
-            line: i + 1,
+            line: number,
           }),
         );
         continue;
@@ -90,14 +106,16 @@ export function contentLines(text: string, file: string): LinesResult {
         'joined a continuation line that lacks its leading blank',
         {
           file,
-          line: i + 1,
+          line: number,
         },
       ),
     );
-    pending += `\\n${text}`;
+    pending += `\\n${physical}`;
   }
-  flush();
-  return { lines, problems };
+  if (pending !== '') {
+    const parsed = splitLine(pending, pendingLine, file, problems);
+    if (parsed !== null) yield parsed;
+  }
 }
 
 function splitLine(text: string, line: number, file: string, problems: SourceProblem[]): ContentLine | null {

@@ -1,21 +1,16 @@
 // readIcs: .ics bytes → EventRecords, one per single event and per occurrence of a series in the window
 // (spec/pipeline.md, "Identity", "Time", "Parsing .ics written by real software"). The adapter around
 // node-ical: decode.ts (BOM), lines.ts (line numbers, repairs), components.ts (VEVENT blocks, truncation),
-// vevent.ts (one VEVENT, node-ical for its properties), recurrence.ts (series). Here: the floating zone,
-// duplicates, overrides matched to their series by UID and RECURRENCE-ID, and the records.
-//
-// Keys: a single event → its UID; an occurrence → `${uid}@${instance}` (UTC `20270301T180000Z`, or the date
-// `20270301` on an all-day series); an override keeps the key of the occurrence it replaces.
+// vevent.ts (one VEVENT, node-ical for its properties), records.ts (series, overrides, keys), recurrence.ts
+// (expansion). Here: the zones and the floating zone, and one streaming pass over the file.
 
 import { normalizeTimezone } from '../../model/timezone.ts';
-import type { EventRecord, SourceProblem, SourceResult, Window } from '../record.ts';
-import { splitComponents } from './components.ts';
+import type { SourceProblem, SourceResult, Window } from '../record.ts';
+import { type CalendarParts, ComponentReader } from './components.ts';
 import { decodeIcs } from './decode.ts';
 import { ICS_PROBLEMS, problem } from './errors.ts';
-import type { EventFields } from './fields.ts';
-import { contentLines } from './lines.ts';
-import { expandSeries, MAX_OCCURRENCES, overlaps } from './recurrence.ts';
-import { asDate, instanceOf, type Moment } from './times.ts';
+import { eachContentLine } from './lines.ts';
+import { toRecords } from './records.ts';
 import { type ParsedEvent, readVEvent } from './vevent.ts';
 import { ZoneResolver } from './zones.ts';
 
@@ -31,11 +26,66 @@ export interface ReadIcsOptions {
 export function readIcs(bytes: Uint8Array, options: ReadIcsOptions): SourceResult {
   const { file, window } = options;
   const { text } = decodeIcs(bytes);
-  const lines = contentLines(text, file);
-  const parts = splitComponents(lines.lines, file);
-  const problems: SourceProblem[] = [...lines.problems, ...parts.problems];
-  const zones = new ZoneResolver(parts.timezones);
+  const problems: SourceProblem[] = [];
+  const events: ParsedEvent[] = [];
+  let ctx: Context | null = null;
+  let parts: CalendarParts;
+  if (!zonesAfterFirstEvent(text)) {
+    // One pass, the common case (every writer we know puts VTIMEZONEs and X-WR-TIMEZONE first): each VEVENT
+    // is read as soon as it ends and its lines dropped, which keeps a large file's memory low.
+    const reader = new ComponentReader(file, (block) => {
+      ctx ??= context(reader.parts, options, problems);
+      const event = readVEvent(block, ctx);
+      if (event !== null) events.push(event);
+    });
+    for (const l of eachContentLine(text, file, problems)) reader.line(l);
+    parts = reader.end();
+    ctx ??= context(parts, options, problems);
+  } else {
+    // A zone defined after the events that use it: first the zones, then the events.
+    const first = new ComponentReader(file, () => {});
+    for (const l of eachContentLine(text, file, [])) first.line(l);
+    ctx = context(first.end(), options, problems);
+    const zonesFirst = ctx;
+    const reader = new ComponentReader(file, (block) => {
+      const event = readVEvent(block, zonesFirst);
+      if (event !== null) events.push(event);
+    });
+    for (const l of eachContentLine(text, file, problems)) reader.line(l);
+    parts = reader.end();
+  }
+  problems.push(...parts.problems);
+  const records = toRecords(events, ctx, window);
+  return { records, problems, calendar: ctx.calendar };
+}
 
+interface Context {
+  file: string;
+  problems: SourceProblem[];
+  zones: ZoneResolver;
+  floatingZone: string | null;
+  calendar: SourceResult['calendar'];
+}
+
+const FIRST_EVENT = /^BEGIN:VEVENT/im;
+const ZONE = /^(?:BEGIN:VTIMEZONE|X-WR-TIMEZONE)/gim;
+
+/** Whether a VTIMEZONE or X-WR-TIMEZONE comes after the first VEVENT (then one pass cannot do). */
+function zonesAfterFirstEvent(text: string): boolean {
+  const event = FIRST_EVENT.exec(text);
+  if (event === null) return false;
+  ZONE.lastIndex = event.index;
+  return ZONE.exec(text) !== null;
+}
+
+/** The zones of the file and the zone of floating times: X-WR-TIMEZONE, its only VTIMEZONE, the default. */
+function context(
+  parts: Pick<CalendarParts, 'calendar' | 'timezones'>,
+  options: ReadIcsOptions,
+  problems: SourceProblem[],
+): Context {
+  const file = options.file;
+  const zones = new ZoneResolver(parts.timezones);
   const calendar = { ...parts.calendar };
   let floatingZone: string | null = null;
   if (calendar.timezone !== undefined) {
@@ -55,195 +105,5 @@ export function readIcs(bytes: Uint8Array, options: ReadIcsOptions): SourceResul
     if (floatingZone === null)
       throw new RangeError(`Unknown default zone: ${JSON.stringify(options.defaultZone)}`);
   }
-
-  const ctx = { file, problems, zones, floatingZone };
-  const events: ParsedEvent[] = [];
-  for (const block of parts.events) {
-    const event = readVEvent(block, ctx);
-    if (event !== null) events.push(event);
-  }
-  const records = toRecords(events, ctx, window);
-  return { records, problems, calendar };
-}
-
-/** Masters by key and overrides by key and instance; of two versions the higher SEQUENCE, else the later, wins. */
-function toRecords(events: ParsedEvent[], ctx: { file: string; problems: SourceProblem[] }, window: Window) {
-  const masters = new Map<string, ParsedEvent>();
-  const overrides = new Map<string, Map<string, ParsedEvent>>();
-  const keep = (old: ParsedEvent | undefined, next: ParsedEvent, what: string): boolean => {
-    if (old === undefined) return true;
-    const wins = next.sequence >= old.sequence;
-    const loser = wins ? old : next;
-    ctx.problems.push(
-      problem(
-        'warning',
-        ICS_PROBLEMS.duplicate,
-        `${what} appears twice; kept the VEVENT at line ${wins ? next.line : old.line}`,
-        {
-          file: ctx.file,
-          line: loser.line,
-          uid: loser.uid ?? loser.key,
-        },
-      ),
-    );
-    return wins;
-  };
-  for (const event of events) {
-    if (event.recurrenceId === undefined) {
-      if (keep(masters.get(event.key), event, `UID ${event.key}`)) masters.set(event.key, event);
-      continue;
-    }
-    let byInstance = overrides.get(event.key);
-    if (byInstance === undefined) {
-      byInstance = new Map();
-      overrides.set(event.key, byInstance);
-    }
-    const instance = instanceOf(event.recurrenceId).key;
-    if (keep(byInstance.get(instance), event, `UID ${event.key} RECURRENCE-ID ${instance}`)) {
-      byInstance.set(instance, event);
-    }
-  }
-
-  const records: EventRecord[] = [];
-  for (const event of events) {
-    if (event.recurrenceId === undefined) {
-      if (masters.get(event.key) === event)
-        records.push(...seriesRecords(event, overrides.get(event.key), ctx, window));
-    } else if (!isSeries(masters.get(event.key))) {
-      // An override without its series (or of a single event): a standalone event, keyed as the occurrence.
-      const rid = instanceOf(event.recurrenceId);
-      if (overrides.get(event.key)?.get(rid.key) === event) {
-        records.push(
-          record(ctx.file, event, event.fields, `${event.key}@${rid.key}`, rid.iso, event.start, event.end),
-        );
-      }
-    }
-  }
-  return records;
-}
-
-function isSeries(event: ParsedEvent | undefined): boolean {
-  return event !== undefined && (event.rule !== undefined || event.rdates.length > 0);
-}
-
-function seriesRecords(
-  master: ParsedEvent,
-  byInstance: Map<string, ParsedEvent> | undefined,
-  ctx: { file: string; problems: SourceProblem[] },
-  window: Window,
-): EventRecord[] {
-  if (!isSeries(master))
-    return [record(ctx.file, master, master.fields, master.key, undefined, master.start, master.end)];
-  let expansion: ReturnType<typeof expandSeries>;
-  try {
-    expansion = expandSeries(master, window);
-  } catch (error) {
-    // rrule-temporal validates some rules only when asked for occurrences.
-    const why = error instanceof Error ? error.message : String(error);
-    ctx.problems.push(
-      problem('warning', ICS_PROBLEMS.badRrule, `RRULE not expandable (${why}); read as a single event`, {
-        file: ctx.file,
-        line: master.line,
-        uid: master.uid,
-        field: 'RRULE',
-      }),
-    );
-    return [record(ctx.file, master, master.fields, master.key, undefined, master.start, master.end)];
-  }
-  if (expansion.capped) {
-    ctx.problems.push(
-      problem(
-        'warning',
-        ICS_PROBLEMS.badRrule,
-        `more than ${MAX_OCCURRENCES} occurrences in the window; kept the first`,
-        {
-          file: ctx.file,
-          line: master.line,
-          uid: master.uid,
-          field: 'RRULE',
-        },
-      ),
-    );
-  }
-  const from = window.from.getTime();
-  const to = window.to.getTime();
-  const overridden = new Map<string, ParsedEvent>();
-  const isDate = master.start.value.kind === 'date';
-  for (const override of byInstance?.values() ?? []) {
-    // A date-time RECURRENCE-ID on an all-day series means its date (spec/pipeline.md).
-    overridden.set(
-      instanceOf(isDate ? asDate(override.recurrenceId as Moment) : (override.recurrenceId as Moment)).key,
-      override,
-    );
-  }
-  const excluded = new Set(master.exdates.map((ex) => instanceOf(isDate ? asDate(ex) : ex).key));
-
-  const timed: { ms: number; record: EventRecord }[] = [];
-  for (const occurrence of expansion.occurrences) {
-    if (overridden.has(occurrence.instance)) continue;
-    const key = `${master.key}@${occurrence.instance}`;
-    const occurrenceRecord = record(
-      ctx.file,
-      master,
-      master.fields,
-      key,
-      occurrence.iso,
-      occurrence.start,
-      occurrence.end,
-    );
-    timed.push({ ms: occurrence.start.ms, record: occurrenceRecord });
-  }
-  for (const [instance, override] of overridden) {
-    if (excluded.has(instance)) continue;
-    const rid = override.recurrenceId as Moment;
-    // Kept when either its new time or the slot it replaces is in the window, so a move out of the
-    // window is seen as an update rather than a deletion.
-    if (!overlaps(override.start.ms, override.end.ms, from, to) && !overlaps(rid.ms, rid.ms, from, to))
-      continue;
-    const fields = mergeFields(master.fields, override.fields);
-    const iso = instanceOf(isDate ? asDate(rid) : rid).iso;
-    const overrideRecord = record(
-      ctx.file,
-      override,
-      fields,
-      `${master.key}@${instance}`,
-      iso,
-      override.start,
-      override.end,
-    );
-    timed.push({ ms: override.start.ms, record: overrideRecord });
-  }
-  return timed.sort((a, b) => a.ms - b.ms).map((t) => t.record);
-}
-
-// Overrides from Google and Apple repeat every property; Outlook's may carry only what changed.
-function mergeFields(master: EventFields, override: EventFields): EventFields {
-  const merged: EventFields = { ...master };
-  for (const [name, value] of Object.entries(override) as [keyof EventFields, unknown][]) {
-    if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) continue;
-    (merged as Record<string, unknown>)[name] = value;
-  }
-  return merged;
-}
-
-function record(
-  file: string,
-  event: ParsedEvent,
-  fields: EventFields,
-  key: string,
-  instance: string | undefined,
-  start: Moment,
-  end: Moment,
-): EventRecord {
-  const result: EventRecord = {
-    origin: { file, line: event.line },
-    key,
-    uid: event.uid ?? event.key,
-    ...fields,
-    start: start.value,
-    end: end.value,
-    tags: [],
-  };
-  if (instance !== undefined) result.instance = instance;
-  return result;
+  return { file, problems, zones, floatingZone, calendar };
 }

@@ -1,10 +1,25 @@
 // A series → its occurrences overlapping the window (spec/pipeline.md, "Time": RRULE, RDATE, EXDATE expanded
 // within a window into single events, because the API has no series). Pure: the RRULE arithmetic is the
 // `rrule` object node-ical builds (rrule-temporal underneath, which keeps wall-clock times across DST when its
-// DTSTART carries an IANA zone); this module turns its Dates back into wall times, adds RDATEs, removes
-// EXDATEs and duplicates, gives each occurrence its instance id and end, and keeps what overlaps the window.
-// Overrides (RECURRENCE-ID) are the reader's business: it matches them to `instance` keys.
+// DTSTART carries an IANA zone), one per RRULE line; this module turns its Dates back into wall times, adds
+// DTSTART and the RDATEs (a PERIOD with its own end), removes EXDATEs and duplicates, gives each occurrence its
+// instance id and end, and keeps what overlaps the window. Overrides (RECURRENCE-ID, RANGE=THISANDFUTURE) are
+// the reader's business (read.ts): it matches them to `instance` keys.
+//
+// Why node-ical and our own expansion, not ical.js (issue 4, measured): on the 20,000-VEVENT benchmark
+// (bench/parse.ts) the whole source stage runs at ~0.7× plain node-ical's parse per CPU second, within the
+// goal. ical.js parses faster but rejects a whole file over one malformed line, crashes on RDATE;VALUE=PERIOD,
+// reads TZIDs without a VTIMEZONE as floating, ignores BYWEEKNO on yearly rules, puts wall times in a DST gap
+// or overlap on the wrong side (RFC 5545 §3.3.5), drops a DTSTART its rule does not produce and doubles an
+// RDATE equal to a rule instance — it serves as the tests' independent oracle instead
+// (test/sources/ics/oracle.ts), where each of these is a commented deliberate difference. What node-ical
+// alone gets wrong, and where it is handled: RDATE ignored (vevent.ts rdateList, here), RANGE=THISANDFUTURE
+// read as a one-instance override (read.ts shiftedBy), only the first of several RRULEs (vevent.ts), COUNT not
+// counting a DTSTART the rule does not produce (vevent.ts countingDtstart), custom and Windows-label TZIDs read
+// as UTC (zones.ts), floating times in the host's zone and all-day dates as host midnights (times.ts, RuleMode
+// `date` below), overrides without their master collapsed (read.ts).
 
+import { msToWire } from '../../model/civil-time.ts';
 import type { Window } from '../record.ts';
 import { atInstant, atWall, endFor, instanceOf, type Moment } from './times.ts';
 
@@ -20,12 +35,19 @@ export interface RuleSource {
  */
 export type RuleMode = 'zone' | 'wall' | 'date';
 
+/** An RDATE: a start, and with `VALUE=PERIOD` its own end (RFC 5545 §3.8.5.2). */
+export interface RDate {
+  start: Moment;
+  end?: Moment;
+}
+
 export interface Series {
   start: Moment;
   end: Moment;
-  rule?: RuleSource;
+  /** One per RRULE line: RFC 5545 allows several (deprecated in RFC 5545, still written by some clients). */
+  rules: RuleSource[];
   ruleMode: RuleMode;
-  rdates: Moment[];
+  rdates: RDate[];
   exdates: Moment[];
 }
 
@@ -53,11 +75,11 @@ export function expandSeries(series: Series, window: Window): Expansion {
   const length = Math.max(0, series.end.ms - series.start.ms);
   const from = window.from.getTime();
   const to = window.to.getTime();
-  const starts: Moment[] = [series.start];
-  if (series.rule !== undefined) {
+  const starts: RDate[] = [{ start: series.start }];
+  for (const rule of series.rules) {
     // A day of margin each side: date and floating moments are wall times, up to 14 hours off the instant.
-    const dates = series.rule.between(new Date(from - length - DAY), new Date(to + DAY), true);
-    for (const date of dates.slice(0, MAX_OCCURRENCES + 1)) starts.push(fromRule(series, date));
+    const dates = rule.between(new Date(from - length - DAY), new Date(to + DAY), true);
+    for (const date of dates.slice(0, MAX_OCCURRENCES + 1)) starts.push({ start: fromRule(series, date) });
   }
   starts.push(...series.rdates);
 
@@ -67,16 +89,19 @@ export function expandSeries(series: Series, window: Window): Expansion {
     // A DATE EXDATE on a date-time series removes that day's occurrences (RFC 5545 §3.8.5.1 allows it).
     if (ex.value.kind === 'date' && series.start.value.kind !== 'date') excludedDays.add(ex.value.date);
     else excluded.add(instanceOf(ex).key);
+    // A floating EXDATE given the file's zone (X-WR-TIMEZONE, its only VTIMEZONE) on a zoned series names
+    // that instant: its key is wall-based, so add the instant's key too.
+    if (ex.value.kind === 'zoned' && ex.value.floating === true) excluded.add(instantKey(ex.ms));
   }
 
   const seen = new Set<string>();
   const occurrences: Occurrence[] = [];
-  for (const start of starts) {
+  for (const { start, end: periodEnd } of starts) {
     const { key, iso } = instanceOf(start);
     if (seen.has(key) || excluded.has(key)) continue;
     seen.add(key);
     if (start.value.kind !== 'date' && excludedDays.has(start.value.local.slice(0, 10))) continue;
-    const end = endFor(start, series.start, series.end);
+    const end = periodEnd ?? endFor(start, series.start, series.end);
     if (!overlaps(start.ms, end.ms, from, to)) continue;
     occurrences.push({ start, end, instance: key, iso });
   }
@@ -88,6 +113,10 @@ export function expandSeries(series: Series, window: Window): Expansion {
 /** [start, end) overlaps [from, to); an event without length counts when it starts inside. */
 export function overlaps(start: number, end: number, from: number, to: number): boolean {
   return end > start ? start < to && end > from : start >= from && start < to;
+}
+
+function instantKey(ms: number): string {
+  return `${msToWire(ms).replace(/[-:]/g, '').replace(' ', 'T')}Z`;
 }
 
 function fromRule(series: Series, date: Date): Moment {

@@ -103,15 +103,27 @@ export function atInstant(like: TimeValue, ms: number): Moment {
 }
 
 /**
+ * The wall time of `moment` read in the frame of `like` (its zone, or no zone): an RDATE or EXDATE in UTC
+ * on a series in Europe/Berlin is compared and lengthened on Berlin's wall clock.
+ */
+export function wallAs(moment: Moment, like: TimeValue): number {
+  const v = moment.value;
+  if (like.kind !== 'zoned' || v.kind !== 'zoned' || v.zone === like.zone) return wallMs(v);
+  return wallMs(atInstant(like, moment.ms).value);
+}
+
+/**
  * The end of an occurrence starting at `start`, as long as `masterStart`→`masterEnd`: the same wall-clock
  * length when both ends share kind and zone (a 2-hour event stays 2 hours on the DST night's calendar
- * page), else the same elapsed time.
+ * page), else the same elapsed time. A start in another zone than the series (an RDATE in UTC) is first
+ * read on the series' wall clock.
  */
 export function endFor(start: Moment, masterStart: Moment, masterEnd: Moment): Moment {
   const a = masterStart.value;
   const b = masterEnd.value;
   const sameFrame = a.kind === b.kind && (a.kind !== 'zoned' || (b.kind === 'zoned' && a.zone === b.zone));
-  if (sameFrame) return atWall(b, wallMs(start.value) + wallMs(b) - wallMs(a));
+  if (sameFrame && (start.value.kind === a.kind || a.kind === 'zoned'))
+    return atWall(b, wallAs(start, a) + wallMs(b) - wallMs(a));
   return atInstant(b, start.ms + masterEnd.ms - masterStart.ms);
 }
 

@@ -10,8 +10,8 @@ import type { SourceProblem } from '../record.ts';
 import type { VEventBlock } from './components.ts';
 import { ICS_PROBLEMS, problem } from './errors.ts';
 import { type EventFields, readProperties } from './fields.ts';
-import { type ContentLine, unescapeText } from './lines.ts';
-import type { RuleMode, RuleSource } from './recurrence.ts';
+import { type ContentLine, param, unescapeText } from './lines.ts';
+import type { RDate, RuleMode, RuleSource } from './recurrence.ts';
 import { asDate, atWall, type Moment, parseDuration, parseTime, type TimeContext, wallMs } from './times.ts';
 
 export interface ParsedEvent {
@@ -22,10 +22,13 @@ export interface ParsedEvent {
   start: Moment;
   end: Moment;
   recurrenceId?: Moment;
+  /** RECURRENCE-ID;RANGE=THISANDFUTURE: the override also changes every later occurrence (RFC 5545 §3.8.4.4). */
+  thisAndFuture?: true;
   sequence: number;
-  rule?: RuleSource;
+  /** One per RRULE line (none on a single event or an override). */
+  rules: RuleSource[];
   ruleMode: RuleMode;
-  rdates: Moment[];
+  rdates: RDate[];
   exdates: Moment[];
   fields: EventFields;
 }
@@ -93,29 +96,31 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
   const summary = first('SUMMARY')?.value ?? '';
   const location = first('LOCATION')?.value ?? '';
   const key = uid ?? `nouid-${sha16(`${startLine?.value ?? ''}\n${summary}\n${location}`)}`;
-  const rdates = dateList(props, 'RDATE', time);
+  const rdates = rdateList(props, time);
   const exdates = dateList(props, 'EXDATE', time);
-  const rruleLine = recurrenceId === undefined ? first('RRULE') : undefined;
+  const ruleLines = recurrenceId === undefined ? props.filter((p) => p.name === 'RRULE') : [];
   const ruleMode = modeOf(start);
+  const rules: RuleSource[] = [];
   let parsed: ReturnType<typeof readProperties> | undefined;
-  if (rruleLine !== undefined) {
+  for (const [index, rruleLine] of ruleLines.entries()) {
     try {
-      parsed = readProperties(props, {
-        dtstart: ruleDtstart(start, ruleMode),
-        rrule: `RRULE:${rruleLine.value}`,
-      });
-      if (parsed.rule === undefined) throw new Error('no rule');
+      const recurrence = { dtstart: ruleDtstart(start, ruleMode), rrule: `RRULE:${rruleLine.value}` };
+      // The first rule comes with the fields; further RRULEs (node-ical keeps only one) are read on their own.
+      const withRule = readProperties(index === 0 ? props : [], recurrence);
+      if (withRule.rule === undefined) throw new Error('no rule');
+      if (index === 0) parsed = withRule;
+      const rule = countingDtstart(withRule.rule, rruleLine.value, start, ruleMode, recurrence);
+      if (rule !== null) rules.push(rule);
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       ctx.problems.push(
         problem(
           'warning',
           ICS_PROBLEMS.badRrule,
-          `RRULE not understood (${why}); read as a single event`,
+          `RRULE not understood (${why}); ${index === 0 && ruleLines.length === 1 ? 'read as a single event' : 'this rule ignored'}`,
           at(rruleLine, 'RRULE'),
         ),
       );
-      parsed = undefined;
     }
   }
   if (parsed === undefined) {
@@ -133,6 +138,7 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
     start,
     end,
     sequence: Number.isFinite(sequence) ? sequence : 0,
+    rules,
     ruleMode,
     rdates,
     exdates,
@@ -140,7 +146,8 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
   };
   if (uid !== undefined) event.uid = uid;
   if (recurrenceId !== undefined) event.recurrenceId = recurrenceId;
-  if (parsed.rule !== undefined) event.rule = parsed.rule;
+  if (ridLine !== undefined && param(ridLine, 'RANGE')?.toUpperCase() === 'THISANDFUTURE')
+    event.thisAndFuture = true;
   return event;
 }
 
@@ -197,13 +204,75 @@ function dateList(props: ContentLine[], name: 'RDATE' | 'EXDATE', time: TimeRead
     if (l.name !== name) continue;
     for (const item of l.value.split(',')) {
       if (item.trim() === '') continue;
-      // RDATE;VALUE=PERIOD: the period's start is the occurrence.
       // A bad item drops the item, not the event.
       const moment = time(l, item.split('/')[0], name, true);
       if (moment !== null) result.push(moment);
     }
   }
   return result;
+}
+
+/**
+ * RDATEs; a `VALUE=PERIOD` item (`start/end` or `start/duration`) is an occurrence with its own length
+ * (RFC 5545 §3.8.5.2). node-ical ignores RDATE altogether; ical.js 2.2 crashes on PERIOD.
+ */
+function rdateList(props: ContentLine[], time: TimeReader): RDate[] {
+  const result: RDate[] = [];
+  for (const l of props) {
+    if (l.name !== 'RDATE') continue;
+    for (const item of l.value.split(',')) {
+      if (item.trim() === '') continue;
+      const [from, to] = item.split('/');
+      const start = time(l, from, 'RDATE', true);
+      if (start === null) continue;
+      if (to === undefined) {
+        result.push({ start });
+        continue;
+      }
+      const duration = /^[+-]?P/i.test(to.trim()) ? parseDuration(to) : null;
+      const end =
+        duration !== null
+          ? atWall(start.value, wallMs(start.value) + duration)
+          : (time(l, to, 'RDATE', true) ?? undefined);
+      result.push(end !== undefined && end.ms >= start.ms ? { start, end } : { start });
+    }
+  }
+  return result;
+}
+
+/**
+ * RFC 5545 §3.8.5.3: DTSTART is always the first instance and counts towards COUNT, even when the rule
+ * does not produce it. rrule-temporal (like ical.js) counts only the rule's own instances, so a COUNT=n
+ * rule whose DTSTART it does not produce is read as COUNT=n−1 (null: COUNT=1, DTSTART is the only one).
+ */
+function countingDtstart(
+  rule: RuleSource,
+  rrule: string,
+  start: Moment,
+  mode: RuleMode,
+  recurrence: { dtstart: string; rrule: string },
+): RuleSource | null {
+  const count = /(?:^|;)COUNT=(\d+)/i.exec(rrule);
+  if (count === null) return rule;
+  const at = ruleDate(start, mode);
+  // A day each side, then an exact match: rrule-temporal widens or cuts narrow bounds on all-day rules.
+  if (rule.between(new Date(at - DAY), new Date(at + DAY), true).some((d) => d.getTime() === at)) return rule;
+  const n = Number(count[1]);
+  if (n <= 1) return null;
+  const fewer = readProperties([], {
+    ...recurrence,
+    rrule: recurrence.rrule.replace(/COUNT=\d+/i, `COUNT=${n - 1}`),
+  });
+  return fewer.rule ?? rule;
+}
+
+/** DTSTART as the rule's Dates express it (see RuleMode). */
+function ruleDate(start: Moment, mode: RuleMode): number {
+  const wall = wallMs(start.value);
+  if (mode === 'zone') return start.ms;
+  if (mode === 'wall') return wall;
+  const d = new Date(wall);
+  return new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()).getTime();
 }
 
 function modeOf(start: Moment): RuleMode {
