@@ -2,6 +2,7 @@
  * The part of `import`, `sync` and `plan` that runs one pipeline and prints it: plan or report, progress
  * bar, logs, and the exit code (0 all written, 1 some items failed, 2 the user must fix the configuration).
  */
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ConfigError } from '../pipeline/errors.ts';
 import type { RunReport } from '../pipeline/report.ts';
@@ -9,10 +10,12 @@ import { type RunSpec, runPipeline } from '../pipeline/run.ts';
 import { CsvOptionsError } from '../sources/csv/index.ts';
 import { LockedError } from '../state/lock.ts';
 import type { CliIO } from './io.ts';
-import { makeProgress, type OutputOptions, printPlan, printReport } from './output.ts';
+import { makeProgress, type OutputOptions, printPlan, printReport, summaryLine } from './output.ts';
 import type { TargetChoice } from './target.ts';
 
 export interface ExecuteOptions extends OutputOptions {
+  /** Binds every log line of this run (pino child `run`); default a new UUID. */
+  runId?: string;
   dryRun?: boolean;
   forceDelete?: boolean;
   /** Print every planned action with its field changes (dry runs, `npm run plan`). */
@@ -40,9 +43,13 @@ export async function execute(
     );
     return { code: 2, error: 'CALSYNC_NOW' };
   }
+  const runId = options.runId ?? randomUUID();
+  // The run's own lines get the same bindings as runPipeline's (which makes its child from `logger`).
+  const log = logger.child({ pipeline: spec.name, run: runId });
   try {
     const { plan, report } = await runPipeline(spec, {
-      openTarget: target.open,
+      runId,
+      openTarget: () => target.open({ logger: log }),
       dryRun: options.dryRun,
       forceDelete: options.forceDelete,
       // Reproducible runs (tests, re-running last night's job): the recurrence window is around this instant.
@@ -53,7 +60,8 @@ export async function execute(
     progress.stop();
     if (options.dryRun) {
       io.stdout.write(`${spec.name}: plan against ${target.label} (dry run, nothing written)\n`);
-      printPlan(plan, io, options.details ?? true);
+      if (report.notModified) io.stdout.write(`${summaryLine(report)}\n`);
+      else printPlan(plan, io, options.details ?? true);
     } else {
       printReport(report, io, options);
     }
@@ -66,7 +74,7 @@ export async function execute(
       io.stderr.write(`${message}\n`);
       return { code: 2, error: message };
     }
-    logger.error({ err }, message);
+    log.error({ err }, message);
     io.stderr.write(`${message}\n`);
     return { code: 1, error: message };
   }

@@ -10,7 +10,15 @@ import { type Logger, pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { Plan } from '../pipeline/plan.ts';
 import { OPS } from '../pipeline/plan.ts';
-import { formatFailure, formatProblem, formatTable, OUTCOMES, type RunReport } from '../pipeline/report.ts';
+import {
+  conflictsOf,
+  formatConflict,
+  formatFailure,
+  formatProblem,
+  formatTable,
+  OUTCOMES,
+  type RunReport,
+} from '../pipeline/report.ts';
 import type { CliIO } from './io.ts';
 
 /** At most this many failures and problems are printed; the JSON report (`--report`) has them all. */
@@ -18,6 +26,8 @@ const MAX_LISTED = 20;
 
 export interface OutputOptions {
   quiet?: boolean;
+  /** No progress bar even on a terminal (several pipelines running at once would draw over each other). */
+  noProgress?: boolean;
   logLevel?: string;
 }
 
@@ -43,7 +53,8 @@ export function makeLogger(io: CliIO, options: OutputOptions): Logger {
 
 /** A progress bar on a terminal (not with `--quiet`); a no-op elsewhere. */
 export function makeProgress(io: CliIO, options: OutputOptions) {
-  if (options.quiet || !isTerminal(io.stderr) || io.env.CI) return { update: () => {}, stop: () => {} };
+  if (options.quiet || options.noProgress || !isTerminal(io.stderr) || io.env.CI)
+    return { update: () => {}, stop: () => {} };
   let bar: SingleBar | undefined;
   return {
     update(done: number, total: number) {
@@ -84,6 +95,7 @@ export function printPlan(plan: Plan, io: CliIO, details: boolean): void {
       }
     }
   }
+  list(io, 'conflicts: kept as edited on the target', conflictsOf(plan.actions).map(formatConflict));
   if (plan.guard) io.stdout.write(`\ndeletions held back: ${plan.guard}\n`);
 }
 
@@ -96,6 +108,7 @@ export function printReport(report: RunReport, io: CliIO, options: OutputOptions
     list(io, 'problems in the source', errors.map(formatProblem));
     if (!options.quiet) list(io, 'written with warnings', report.warnings);
     list(io, 'failed', report.failures.map(formatFailure));
+    list(io, 'conflicts: kept as edited on the target', (report.conflicts ?? []).map(formatConflict));
     if (report.guard) io.stdout.write(`\ndeletions held back: ${report.guard}\n`);
   }
   io.stdout.write(`${summaryLine(report)}\n`);
@@ -111,12 +124,18 @@ function list(io: CliIO, title: string, lines: string[]): void {
 
 /** `community: 212 events (209 created, 3 unchanged), 0 failed → local data/calendar.db in 1.4 s` */
 export function summaryLine(r: RunReport): string {
+  if (r.notModified) return `${r.pipeline}: source not modified (HTTP 304), nothing to do → ${r.target}`;
   const e = r.counts.event;
   const total = OUTCOMES.reduce((n, o) => n + e[o], 0);
   const parts = OUTCOMES.filter((o) => o !== 'failed' && e[o] > 0).map((o) => `${e[o]} ${o}`);
   const failed = Object.values(r.counts).reduce((n, c) => n + c.failed, 0);
   const dropped = r.problems.filter((p) => p.severity === 'error').length;
-  const extra = [dropped ? `${dropped} not readable in the source` : '', r.guard ? 'deletions held back' : '']
+  const conflicts = r.conflicts?.length ?? 0;
+  const extra = [
+    dropped ? `${dropped} not readable in the source` : '',
+    r.guard ? 'deletions held back' : '',
+    conflicts ? `${conflicts} ${conflicts === 1 ? 'conflict' : 'conflicts'}` : '',
+  ]
     .filter(Boolean)
     .map((s) => `, ${s}`)
     .join('');

@@ -3,18 +3,20 @@
  * definition's names are the file's (snake_case); the run's are the code's.
  */
 
+import { resolve } from 'node:path';
+import { feedsFromPipeline } from '../export/feed-spec.ts';
+import type { FeedPublication } from '../export/publish.ts';
 import type { Pipeline } from '../pipeline/definition.ts';
-import { ConfigError } from '../pipeline/errors.ts';
 import type { RunSpec } from '../pipeline/run.ts';
 import type { HttpAuth } from '../writer/index.ts';
 import { chooseTarget, type TargetChoice } from './target.ts';
 
-export function specFromPipeline(p: Pipeline): { spec: RunSpec; target: TargetChoice } {
-  if (!p.source.path) {
-    throw new ConfigError(
-      `${p.file}: source.url: reading sources over HTTP is not available yet; use source.path`,
-    );
-  }
+export function specFromPipeline(p: Pipeline): {
+  spec: RunSpec;
+  target: TargetChoice;
+  /** The `feeds:` to write after a run (those with a `path`), read from the target. */
+  publish: FeedPublication;
+} {
   const target = chooseTarget({
     url: p.target.url,
     data: p.target.data ?? 'data/calendar.db',
@@ -30,6 +32,9 @@ export function specFromPipeline(p: Pipeline): { spec: RunSpec; target: TargetCh
     source: {
       type: p.source.type,
       path: p.source.path,
+      url: p.source.url,
+      timeoutMs: p.source.timeout_ms,
+      maxBytes: p.source.max_bytes,
       delimiter: csv?.delimiter,
       encoding: csv?.encoding,
       dateFormat: csv?.date_format,
@@ -45,7 +50,14 @@ export function specFromPipeline(p: Pipeline): { spec: RunSpec; target: TargetCh
     stateFile: target.stateFile,
     targetLabel: target.label,
   };
-  return { spec, target };
+  const publish: FeedPublication = {
+    feeds: feedsFromPipeline(p.feeds, p.window),
+    from:
+      p.target.url === 'local'
+        ? { data: resolve(p.target.data ?? 'data/calendar.db') }
+        : { url: p.target.url, namespace: p.target.namespace, auth: auth(p) },
+  };
+  return { spec, target, publish };
 }
 
 function auth(p: Pipeline): HttpAuth | undefined {
@@ -53,7 +65,11 @@ function auth(p: Pipeline): HttpAuth | undefined {
   if (!a) return undefined;
   if (a.type === 'basic') return { type: 'basic', username: a.username, password: a.password };
   if (a.type === 'bearer') return { type: 'bearer', token: a.token };
-  throw new ConfigError(
-    `${p.file}: target.auth: OAuth2 client credentials are not available yet; use basic or bearer`,
-  );
+  return {
+    type: 'oauth2',
+    tokenUrl: a.token_url,
+    clientId: a.client_id,
+    clientSecret: a.client_secret,
+    scope: a.scope,
+  };
 }

@@ -4,6 +4,8 @@
  * end up in shell history and `ps`. Also where that target's sync state lives: one file per target.
  */
 import { resolve } from 'node:path';
+import type PQueue from 'p-queue';
+import type { Logger } from 'pino';
 import { createHttpTransport, createTarget, type HttpAuth, openLocalTarget } from '../writer/index.ts';
 import type { Target } from '../writer/target.ts';
 
@@ -22,7 +24,21 @@ export interface TargetSpec {
 export interface TargetChoice {
   label: string;
   stateFile: string;
-  open: () => Promise<Target>;
+  /**
+   * A remote target's host (`site.example:443`) and the rate its definition asks for: pipelines writing to
+   * one host share one queue (sync.ts), so that together they keep to it. Absent for the local target.
+   */
+  remote?: { host: string; concurrency?: number; requestsPerSecond?: number };
+  /**
+   * Opens the target; a remote one sends through `queue` when given (shared by pipelines of one host) and
+   * logs its retries to `logger` (the run's, so that they carry its run id).
+   */
+  open: (options?: OpenOptions) => Promise<Target>;
+}
+
+export interface OpenOptions {
+  queue?: PQueue;
+  logger?: Logger;
 }
 
 export function chooseTarget(spec: TargetSpec): TargetChoice {
@@ -43,12 +59,26 @@ export function chooseTarget(spec: TargetSpec): TargetChoice {
   return {
     label,
     stateFile: resolve('data', 'sync', `${name}.db`),
-    open: async () =>
+    remote: { host: url.host, concurrency: spec.concurrency, requestsPerSecond: spec.requestsPerSecond },
+    open: async ({ queue, logger }: OpenOptions = {}) =>
       createTarget(createHttpTransport({ url: spec.url, auth: spec.auth, timeoutMs: spec.timeoutMs }), {
         namespace: spec.namespace,
         label,
         concurrency: spec.concurrency,
         requestsPerSecond: spec.requestsPerSecond,
+        queue,
+        onRetry: ({ error, attempt, delayMs }) =>
+          logger?.warn(
+            {
+              code: error.code,
+              status: error.status,
+              method: error.method,
+              path: error.path,
+              attempt,
+              delayMs,
+            },
+            `${error.message}; trying again in ${delayMs} ms`,
+          ),
       }),
   };
 }

@@ -8,10 +8,16 @@
  * Crash safety (spec/pipeline.md): each success is recorded at once. If a run dies with creates in flight,
  * the next run knows (SyncState.interrupted) and looks every event it is about to create up by its
  * deterministic slug first, so a kill at any moment never duplicates an event.
+ *
+ * Each record keeps, besides the body we wrote, a hash per field of the item as the target answered it
+ * (local-edits.ts), so that a later run can tell which fields were edited on the site. Fields kept under
+ * `preserve-local-edits` are left out of the body (or sent back as the target has them, where updates
+ * replace the whole item), and the record keeps our old value and old hash for them, so they stay kept.
  */
 import type { SyncState } from '../state/sync-state.ts';
 import type { Kind, Remote, Target } from '../writer/target.ts';
-import { canonical, type Desired, DRAFTED } from './desired.ts';
+import { canonical, type Desired, DRAFTED, hashOf } from './desired.ts';
+import { fieldHashes, fieldOf, toWire, withField } from './local-edits.ts';
 import type { Action, Plan } from './plan.ts';
 
 /**
@@ -48,11 +54,6 @@ export interface ApplyOptions {
    * being recorded, so each create first looks for the event by its deterministic slug (one GET each).
    */
   recovering?: boolean;
-  /**
-   * The sync state knew nothing of this pipeline (a first run, or a lost state file): the events already
-   * on the target, by the suffix of their slug (`slugSuffix`), so that they are taken over, not doubled.
-   */
-  known?: ReadonlyMap<string, Remote>;
   /** Called once per action as it settles (progress bars, logs). */
   onResult?: (result: ItemResult) => void;
 }
@@ -74,16 +75,39 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     return result;
   };
 
-  const remember = (d: Desired, remote: Remote) =>
+  const remember = (action: Action, d: Desired, remote: Remote) => {
+    let written = canonical(d);
+    let remoteFields = fieldHashes(d.kind, remote.body);
+    const before = action.item;
+    for (const field of Object.keys(action.keep ?? {})) {
+      // Not written: the record keeps what we last wrote and how the target showed it then.
+      if (before) written = withField(written, field, fieldOf(before.written, field));
+      const old = before?.remoteFields?.[field];
+      if (old === undefined) delete remoteFields[field];
+      else remoteFields = { ...remoteFields, [field]: old };
+    }
     state.put(pipeline, {
       kind: d.kind,
       key: d.key,
       remoteId: remote.id,
       slug: remote.slug,
-      hash: d.hash,
-      written: canonical(d),
+      hash: action.keep ? hashOf(written) : d.hash,
+      written,
       remoteModified: remote.modified ?? null,
+      remoteFields,
     });
+  };
+
+  /** preserve-local-edits: kept fields out of the body, or sent back as they are where updates replace. */
+  const keeping = (action: Action, body: Record<string, unknown>): Record<string, unknown> => {
+    if (!action.keep) return body;
+    const out = { ...body };
+    for (const [field, value] of Object.entries(action.keep)) {
+      if (target.capabilities.updatesReplace && value !== undefined) out[toWire(field)] = value;
+      else delete out[toWire(field)];
+    }
+    return out;
+  };
 
   /** Resolves an event's references to remote ids, or throws naming the one that failed. */
   const resolveRefs = async (d: Desired): Promise<Record<string, unknown>> => {
@@ -106,12 +130,8 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
 
   const create = async (d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
     const body = d.kind === 'event' ? { ...(await resolveRefs(d)), slug: d.slug } : d.fields;
-    if (d.kind === 'event' && d.slug) {
-      const found = options.known
-        ? options.known.get(slugSuffix(d.slug) ?? '')
-        : options.recovering
-          ? await target.findBySlug('event', d.slug)
-          : undefined;
+    if (d.kind === 'event' && d.slug && options.recovering) {
+      const found = await target.findBySlug('event', d.slug);
       if (found) return { remote: await target.update('event', found.id, body), outcome: 'created' };
     }
     return { remote: await target.create(d.kind, body), outcome: 'created' };
@@ -119,7 +139,7 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
 
   const send = async (action: Action, d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
     if (action.op === 'create') return create(d);
-    const body = d.kind === 'event' ? await resolveRefs(d) : d.fields;
+    const body = keeping(action, d.kind === 'event' ? await resolveRefs(d) : d.fields);
     return { remote: await target.update(d.kind, action.item?.remoteId as number, body), outcome: 'updated' };
   };
 
@@ -131,7 +151,7 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
       try {
         sent = await send(action, d);
       } catch (err) {
-        if (action.op === 'update' && isGone(err)) {
+        if (action.op !== 'create' && isGone(err)) {
           // Deleted on the site since we wrote it: the source still has it, so it is created again.
           warning = `it was deleted on the target (${(err as Error).message}); created again`;
           sent = await create(d);
@@ -145,7 +165,7 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
           throw err;
         }
       }
-      remember(d, sent.remote);
+      remember(sent.outcome === 'created' ? { ...action, keep: undefined } : action, d, sent.remote);
       return settle(action, sent.outcome, sent.remote.id, undefined, warning);
     } catch (err) {
       return settle(action, 'failed', undefined, itemError(err));
@@ -181,7 +201,9 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
   };
   for (const action of plan.actions) {
     const key = refKey(action.kind, action.key);
-    switch (action.op) {
+    // A conflict whose other fields changed too is written (without the conflicting ones).
+    const writes = action.op === 'create' || action.op === 'update' || (action.changes?.length ?? 0) > 0;
+    switch (writes && action.op === 'conflict' ? 'update' : action.op) {
       case 'create':
       case 'update': {
         const task = start(write(action));
@@ -213,24 +235,6 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     if (running.size >= WINDOW) await Promise.race(running);
   }
   return Promise.all(tasks);
-}
-
-/**
- * The `hash(pipeline, key)` part of an event slug we created (`jazz-night-3f9a1c2b7d`, or with the
- * `-2` a target adds to a taken slug), which identifies the event whatever its title has become.
- */
-export function slugSuffix(slug: string): string | undefined {
-  return /-([0-9a-f]{10})(?:-\d+)?$/.exec(slug)?.[1];
-}
-
-/** Every event on the target that carries one of our slugs, by its suffix. */
-export async function eventsBySlugSuffix(target: Target): Promise<Map<string, Remote>> {
-  const found = new Map<string, Remote>();
-  for await (const remote of target.list('event')) {
-    const suffix = slugSuffix(remote.slug);
-    if (suffix && !found.has(suffix)) found.set(suffix, remote);
-  }
-  return found;
 }
 
 /**

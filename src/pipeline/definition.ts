@@ -80,6 +80,19 @@ const sourceLocation = {
     .refine((v) => hasProtocol(v, ['http:', 'https:', 'webcal:']), { error: 'expected a valid URL' })
     .optional()
     .describe('The source URL (http, https or webcal). Exactly one of path and url.'),
+  timeout_ms: z
+    .int()
+    .min(1, { error: 'expected a timeout of at least 1 ms' })
+    .max(600_000, { error: 'expected a timeout of at most 600000 ms (10 minutes)' })
+    .optional()
+    .describe(
+      'URL sources: milliseconds to wait for the answer, and again between two chunks of its body. Default 30000.',
+    ),
+  max_bytes: z
+    .int()
+    .min(1, { error: 'expected a size of at least 1 byte' })
+    .optional()
+    .describe('URL sources: the largest (decoded) body accepted, in bytes. Default 52428800 (50 MiB).'),
 };
 
 const IcsSource = z.strictObject({
@@ -121,6 +134,15 @@ const Source = z
         message: `expected exactly one of path and url, got ${given.length ? 'both' : 'neither'}`,
         input: source,
       });
+    // Only a download can time out or be too large.
+    for (const key of ['timeout_ms', 'max_bytes'] as const) {
+      if (source.path !== undefined && source[key] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `expected no ${key} on a file source (path)`,
+        });
+    }
   })
   .describe('Where the events come from.');
 
@@ -298,10 +320,31 @@ const Feed = z.strictObject({
     .min(1, { error: 'expected a file path' })
     .optional()
     .describe('A file to write the feed to after each run, relative to this pipeline file.'),
-  categories: names('Only events in one of these categories.').optional(),
-  tags: names('Only events with one of these tags.').optional(),
+  categories: names(
+    'Only events in one of these categories (slug or name; sub-categories included).',
+  ).optional(),
+  tags: names('Only events with one of these tags (slug or name).').optional(),
+  venues: names('Only events at one of these venues (name, slug or id).').optional(),
+  organizers: names('Only events by one of these organizers (name, slug or id).').optional(),
+  featured: z.boolean().optional().describe('Only featured events (true) or only the others (false).'),
   past_days: days("Days of past events in the feed; default: the pipeline's window.").optional(),
   future_days: days("Days of future events in the feed; default: the pipeline's window.").optional(),
+  title: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("The calendar's name in subscribing apps; default the site's host."),
+  description: z.string().min(1).optional().describe("The calendar's description."),
+  color: z.string().min(1).optional().describe('The calendar colour, a CSS3 colour name such as steelblue.'),
+  refresh_minutes: z
+    .int()
+    .min(1, { error: 'expected at least 1 minute' })
+    .max(10080, { error: 'expected at most 10080 minutes (a week)' })
+    .optional()
+    .describe('How often subscribers should refresh (REFRESH-INTERVAL, HTTP max-age); default 60.'),
+  tombstone_days: days(
+    'Days a deleted or unpublished event stays in the feed as cancelled; default 30.',
+  ).optional(),
 });
 
 const Feeds = z

@@ -5,12 +5,18 @@
  *
  * Deletions apply to events only: venues, organizers and terms may be shared with other pipelines and
  * with the site's own events, so they are never removed by a sync.
+ *
+ * Update policy `preserve-local-edits`: `policies.remote` holds the target's current version of every item
+ * the source changed (read by run.ts before planning); fields edited there since our last write
+ * (local-edits.ts) are kept, and where the source changed such a field too, the item is a `conflict` listing
+ * both values — its other changes are still written, the conflicting ones never silently dropped.
  */
 import { localToUtc } from '../model/datetime.ts';
 import type { Origin } from '../sources/record.ts';
 import type { StateItem } from '../state/sync-state.ts';
-import type { Kind, RemovalMode } from '../writer/target.ts';
+import type { Kind, Remote, RemovalMode } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED, KIND_ORDER } from './desired.ts';
+import { editedFields, keptValues } from './local-edits.ts';
 
 export type Op = 'create' | 'update' | 'unchanged' | 'delete' | 'skip' | 'conflict';
 export const OPS: readonly Op[] = ['create', 'update', 'unchanged', 'delete', 'skip', 'conflict'];
@@ -19,6 +25,17 @@ export interface FieldChange {
   field: string;
   from: unknown;
   to: unknown;
+}
+
+/** A field the source changed that was also edited on the target: the target's value is kept. */
+export interface Conflict {
+  field: string;
+  /** What we last wrote. */
+  written: unknown;
+  /** What the source says now (not written). */
+  source: unknown;
+  /** What the target has (kept), in write form; undefined when it cannot be told (`unknown` edits). */
+  target: unknown;
 }
 
 export interface Action {
@@ -37,6 +54,10 @@ export interface Action {
   /** Deletes: how the item leaves the target (deletion policy). */
   removal?: RemovalMode;
   reason?: string;
+  /** preserve-local-edits: canonical field → the target's value to keep (write form), for edited fields. */
+  keep?: Record<string, unknown>;
+  /** preserve-local-edits: source changes held back because the field was edited on the target. */
+  conflicts?: Conflict[];
 }
 
 export interface Policies {
@@ -53,6 +74,11 @@ export interface Policies {
   keepBefore?: Date;
   /** Records the source could not read this time: their events are kept, not deleted (run.ts). */
   unreadable?: { uids: ReadonlySet<string>; unknown: boolean };
+  /**
+   * preserve-local-edits: the target's current item (`null`: gone) for each `kind\nkey` the source changed
+   * (`changedItems`); an item missing here is updated as under `overwrite`.
+   */
+  remote?: ReadonlyMap<string, Remote | null>;
 }
 
 export interface Plan {
@@ -85,6 +111,8 @@ export function plan(desired: readonly Desired[], state: readonly StateItem[], p
       actions.push({ ...base, op: 'unchanged' });
     } else if (policies.update === 'skip-existing') {
       actions.push({ ...base, op: 'skip', reason: 'exists on the target (update policy skip-existing)' });
+    } else if (policies.update === 'preserve-local-edits' && policies.remote?.get(id)) {
+      actions.push(preserving(base, item, d, policies.remote.get(id) as Remote));
     } else {
       actions.push({ ...base, op: 'update', changes: diff(item.written, canonical(d)) });
     }
@@ -113,6 +141,44 @@ export function plan(desired: readonly Desired[], state: readonly StateItem[], p
   return result;
 }
 
+/**
+ * The items whose source changed, by `kind\nkey`: what preserve-local-edits must read from the target
+ * before planning (one GET each; an unchanged item costs nothing).
+ */
+export function changedItems(desired: readonly Desired[], state: readonly StateItem[]): StateItem[] {
+  const known = new Map(state.map((item) => [`${item.kind}\n${item.key}`, item]));
+  return desired.flatMap((d) => {
+    const item = known.get(`${d.kind}\n${d.key}`);
+    return item && !d.cancelled && item.hash !== d.hash && item.hash !== DRAFTED ? [item] : [];
+  });
+}
+
+/** An update under preserve-local-edits: edited fields kept, conflicts listed, the rest written. */
+function preserving(base: Omit<Action, 'op'>, item: StateItem, d: Desired, current: Remote): Action {
+  const changes = diff(item.written, canonical(d));
+  const edited = editedFields(item, current);
+  if (edited === 'unknown') {
+    return {
+      ...base,
+      op: 'conflict',
+      changes: [],
+      conflicts: changes.map((c) => ({ field: c.field, written: c.from, source: c.to, target: undefined })),
+      reason:
+        'changed on the target since the last write, by fields unknown (state from an older calsync); kept — run once with update: overwrite to take the source',
+    };
+  }
+  if (edited.length === 0) return { ...base, op: 'update', changes };
+  const keep = keptValues(d.kind, current, edited);
+  const conflicts = changes
+    .filter((c) => edited.includes(c.field))
+    .map((c) => ({ field: c.field, written: c.from, source: c.to, target: keep[c.field] }));
+  const written = changes.filter((c) => !edited.includes(c.field));
+  const kept = `kept, edited on the target: ${edited.join(', ')}`;
+  return conflicts.length > 0
+    ? { ...base, op: 'conflict', changes: written, keep, conflicts, reason: kept }
+    : { ...base, op: 'update', changes: written, keep, reason: kept };
+}
+
 /** The instant an event we wrote starts (its wall time in its zone), for `keepBefore`. */
 function startOf(item: StateItem): number {
   const { start_date: start, timezone } = item.written;
@@ -135,8 +201,9 @@ function unreadableReason(key: string, unreadable: Policies['unreadable']): stri
 }
 
 function removal(base: Omit<Action, 'op'>, policies: Policies, why: string): Action {
-  if (policies.delete === 'keep') return { ...base, op: 'skip', reason: `${why} (deletion policy keep)` };
-  return { ...base, op: 'delete', removal: policies.delete, reason: why };
+  const reason = `${why} (deletion policy ${policies.delete})`;
+  if (policies.delete === 'keep') return { ...base, op: 'skip', reason };
+  return { ...base, op: 'delete', removal: policies.delete, reason };
 }
 
 /**

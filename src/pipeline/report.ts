@@ -7,6 +7,7 @@ import type { SourceProblem } from '../sources/record.ts';
 import type { Kind } from '../writer/target.ts';
 import type { ItemResult, Outcome } from './apply.ts';
 import { KIND_ORDER } from './desired.ts';
+import type { Conflict } from './plan.ts';
 
 export const OUTCOMES: readonly Outcome[] = [
   'created',
@@ -29,6 +30,17 @@ export interface Failure {
   message: string;
 }
 
+/** An item whose source changes were (partly) not written because the fields were edited on the target. */
+export interface ConflictReport {
+  kind: Kind;
+  key: string;
+  label: string;
+  file?: string;
+  line?: number;
+  uid?: string;
+  fields: Conflict[];
+}
+
 export interface RunReport {
   pipeline: string;
   runId: string;
@@ -44,6 +56,10 @@ export interface RunReport {
   warnings: string[];
   /** The mass-delete guard's message when it held deletions back. */
   guard?: string;
+  /** preserve-local-edits: source changes not written because the target's field was edited since. */
+  conflicts: ConflictReport[];
+  /** A remote source answered 304 Not Modified: nothing was read, planned or written. */
+  notModified?: boolean;
   requests: Record<string, number>;
   /** Peak resident memory of the process so far, MB (ops dashboards; the import benchmark). */
   peakRssMb: number;
@@ -57,12 +73,20 @@ export function emptyCounts(): Record<Kind, Record<Outcome, number>> {
   ) as Record<Kind, Record<Outcome, number>>;
 }
 
-export function tally(results: readonly ItemResult[]): Pick<RunReport, 'counts' | 'failures' | 'warnings'> {
+export function tally(
+  results: readonly ItemResult[],
+): Pick<RunReport, 'counts' | 'failures' | 'warnings' | 'conflicts'> {
   const counts = emptyCounts();
   const failures: Failure[] = [];
   const warnings: string[] = [];
+  const conflicts: ConflictReport[] = [];
   for (const { action, outcome, error, warning } of results) {
     counts[action.kind][outcome]++;
+    if (action.conflicts?.length) conflicts.push(conflictOf(action));
+    else if (action.keep && outcome !== 'failed')
+      warnings.push(
+        `${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${action.reason}`,
+      );
     if (warning)
       warnings.push(`${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${warning}`);
     if (outcome === 'failed' && error) {
@@ -79,7 +103,37 @@ export function tally(results: readonly ItemResult[]): Pick<RunReport, 'counts' 
       });
     }
   }
-  return { counts, failures, warnings };
+  return { counts, failures, warnings, conflicts };
+}
+
+/** The conflicts of a plan (dry runs print them; real runs report them). */
+export function conflictsOf(actions: readonly ItemResult['action'][]): ConflictReport[] {
+  return actions.filter((a) => a.conflicts?.length).map(conflictOf);
+}
+
+function conflictOf(action: ItemResult['action']): ConflictReport {
+  return {
+    kind: action.kind,
+    key: action.key,
+    label: action.label,
+    file: action.origin?.file,
+    line: action.origin?.line,
+    uid: action.uid,
+    fields: action.conflicts ?? [],
+  };
+}
+
+/** `file:line (UID u): event "Title": title kept as edited on the target ("A"); the source says "B"` */
+export function formatConflict(c: ConflictReport): string {
+  const uid = c.uid ? ` (UID ${c.uid})` : '';
+  const fields = c.fields
+    .map((f) =>
+      f.target === undefined
+        ? `${f.field}: the source says ${JSON.stringify(f.source)}`
+        : `${f.field} kept as edited on the target (${JSON.stringify(f.target)}); the source says ${JSON.stringify(f.source)}`,
+    )
+    .join('; ');
+  return `${where(c, c.key)}${uid}: ${c.kind} "${c.label}": ${fields}`;
 }
 
 const PLURAL: Record<Kind, string> = {

@@ -2,32 +2,28 @@
  * One run of one pipeline: lock → read the source → map → plan against the sync state → apply through the
  * target → report. `npm run import`, `npm run sync` and `npm run plan` are this function with different
  * specs and options; everything here is sequencing, the work is in the modules it calls.
+ *
+ * Around the plan: a remote source that answers 304 ends the run before it (read-source.ts); a state that
+ * knows nothing of this pipeline is first rebuilt from the target (state/rebuild.ts), so that items an
+ * earlier run wrote are taken over, not created again; under preserve-local-edits, the target's current
+ * version of each item the source changed is read, so that the plan can keep what was edited there.
  */
 import { randomUUID } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { readCsv } from '../sources/csv/index.ts';
-import { readIcs } from '../sources/ics/index.ts';
-import type { SourceProblem, SourceResult, Window } from '../sources/record.ts';
+import type { SourceProblem, SourceResult } from '../sources/record.ts';
 import { acquireLock } from '../state/lock.ts';
-import { SyncState } from '../state/sync-state.ts';
-import type { Target } from '../writer/target.ts';
-import { apply, eventsBySlugSuffix, type ItemResult } from './apply.ts';
+import { rebuildState } from '../state/rebuild.ts';
+import { type StateItem, SyncState } from '../state/sync-state.ts';
+import type { Remote, Target } from '../writer/target.ts';
+import { apply, type ItemResult } from './apply.ts';
 import { ConfigError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
-import { type Plan, type Policies, plan } from './plan.ts';
-import { emptyCounts, type RunReport, tally } from './report.ts';
+import { changedItems, type Plan, type Policies, plan } from './plan.ts';
+import { cacheFingerprints, readSource, type SourceSpec, sourceLabel } from './read-source.ts';
+import { conflictsOf, emptyCounts, type RunReport, tally } from './report.ts';
 
-export interface SourceSpec {
-  type: 'ics' | 'csv';
-  path: string;
-  delimiter?: 'auto' | ',' | ';' | '\t';
-  encoding?: 'auto' | 'utf-8' | 'windows-1252';
-  dateFormat?: string;
-  columns?: Record<string, string>;
-}
+export type { SourceSpec } from './read-source.ts';
 
 /** What a run needs, whether it came from a pipeline file or from `npm run import -- file`. */
 export interface RunSpec {
@@ -42,7 +38,10 @@ export interface RunSpec {
 }
 
 export interface RunOptions {
-  /** Opens the target to write to (not called on a dry run). */
+  /**
+   * Opens the target. A dry run only reads from it, and only when the plan needs it: a sync state that
+   * knows nothing of the pipeline (rebuilt from the target), or preserve-local-edits.
+   */
   openTarget: () => Promise<Target>;
   dryRun?: boolean;
   forceDelete?: boolean;
@@ -50,6 +49,8 @@ export interface RunOptions {
   logger?: Logger;
   /** Called after each item settles, with counts done and total. */
   onProgress?: (done: number, total: number) => void;
+  /** The run's id in logs, the sync state and the report; default a new UUID (the CLI makes it first, for its own log lines). */
+  runId?: string;
 }
 
 export interface RunResult {
@@ -60,15 +61,11 @@ export interface RunResult {
 export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<RunResult> {
   const now = options.now ?? new Date();
   const started = Date.now();
-  const runId = randomUUID();
+  const runId = options.runId ?? randomUUID();
   const log = options.logger?.child({ pipeline: spec.name, run: runId });
-  if (spec.policies.update === 'preserve-local-edits') {
-    throw new ConfigError(
-      `${spec.name}: policies.update preserve-local-edits is not available yet; use overwrite or skip-existing`,
-    );
-  }
   const release = options.dryRun ? () => {} : acquireLock(`${spec.stateFile}.${spec.name}.lock`);
   let state: SyncState | undefined;
+  let target: Target | undefined;
   try {
     // A dry run creates nothing, not even an empty state file.
     state = options.dryRun && !existsSync(spec.stateFile) ? undefined : openState(spec.stateFile);
@@ -76,7 +73,39 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
       to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
     };
-    const source = await readSource(spec, window);
+    const fingerprints = cacheFingerprints(spec, window);
+    const cache = spec.source.url && state ? conditional(state, spec, fingerprints) : undefined;
+    const base = {
+      pipeline: spec.name,
+      runId,
+      source: sourceLabel(spec.source),
+      target: spec.targetLabel,
+      dryRun: options.dryRun ?? false,
+      startedAt: new Date(started).toISOString(),
+    };
+    const read = await readSource(spec, window, cache);
+    if (read.notModified) {
+      log?.info('source not modified (HTTP 304): nothing to plan or write');
+      const report: RunReport = {
+        ...base,
+        problems: [],
+        durationMs: Date.now() - started,
+        counts: emptyCounts(),
+        failures: [],
+        warnings: [],
+        conflicts: [],
+        requests: {},
+        peakRssMb: peakRssMb(),
+        outcome: 'ok',
+        notModified: true,
+      };
+      if (!options.dryRun && state) {
+        state.startRun(runId, spec.name, now);
+        state.finishRun(runId, spec.name, 'ok', report);
+      }
+      return { plan: { actions: [], counts: emptyPlanCounts() }, report };
+    }
+    const source = read.result;
     for (const p of source.problems) log?.warn({ problem: p }, `${p.code}: ${p.message}`);
     const mapped = mapRecords(source.records, {
       ...spec.mapping,
@@ -84,33 +113,50 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       timezone: spec.mapping.timezone ?? source.calendar.timezone,
     });
     const problems = [...source.problems, ...mapped.problems];
-    const thePlan = plan(mapped.entities, state?.items(spec.name) ?? [], {
+
+    // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.
+    const open = async () => {
+      target ??= await options.openTarget();
+      return target;
+    };
+    let items = state?.items(spec.name) ?? [];
+    if (state && items.length === 0 && mapped.entities.length > 0) {
+      // A state that knows nothing of this pipeline (first run, or its file was lost): what an earlier run
+      // wrote is recognised on the target by slug and natural key and taken over, not created again.
+      const t = await open();
+      items = await rebuildState(t, mapped.entities);
+      if (items.length > 0) {
+        const events = items.filter((i) => i.kind === 'event').length;
+        log?.warn(
+          `${events} events of an earlier run found on the target by slug, ${items.length - events} venues, organizers and terms by name: taken over`,
+        );
+        if (!options.dryRun) for (const item of items) state?.put(spec.name, item);
+      }
+    }
+    const remote =
+      spec.policies.update === 'preserve-local-edits'
+        ? await currentVersions(changedItems(mapped.entities, items), open)
+        : undefined;
+    const thePlan = plan(mapped.entities, items, {
       ...spec.policies,
       forceDelete: options.forceDelete ?? false,
       keepBefore: window.from,
       unreadable: unreadable(source.problems),
+      remote,
     });
     log?.info({ counts: thePlan.counts }, 'plan');
     if (thePlan.guard) log?.warn(thePlan.guard);
+    const planned = { ...base, problems, guard: thePlan.guard };
 
-    const base = {
-      pipeline: spec.name,
-      runId,
-      source: displayPath(spec.source.path),
-      target: spec.targetLabel,
-      dryRun: options.dryRun ?? false,
-      startedAt: new Date(started).toISOString(),
-      problems,
-      guard: thePlan.guard,
-    };
     if (options.dryRun || !state) {
       const report: RunReport = {
-        ...base,
+        ...planned,
         durationMs: Date.now() - started,
         counts: emptyCounts(),
         failures: [],
         warnings: [],
-        requests: {},
+        conflicts: conflictsOf(thePlan.actions),
+        requests: target ? { ...target.requests } : {},
         peakRssMb: peakRssMb(),
         outcome: outcomeOf([], problems, thePlan.guard),
       };
@@ -121,59 +167,99 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     const recovering = interrupted || state.lastRunFailed(spec.name);
     if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
     else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
-    const target = await options.openTarget();
-    let results: ItemResult[];
-    try {
-      // A state that knows nothing of this pipeline (first run, or its file was lost): events of an earlier
-      // run are found by slug on the target and taken over. One listing; on a first import, of nothing.
-      const fresh = thePlan.actions.every((a) => !a.item) && thePlan.counts.event.create > 0;
-      const known = fresh ? await eventsBySlugSuffix(target) : undefined;
-      if (known?.size)
-        log?.warn(`${known.size} events of an earlier run found on the target by slug: taken over`);
-      state.startRun(runId, spec.name, now);
-      let done = 0;
-      const total = thePlan.actions.length;
-      results = await apply(thePlan, {
-        pipeline: spec.name,
-        target,
-        state,
-        recovering,
-        known,
-        onResult: (r) => {
-          if (r.outcome === 'failed') log?.error({ key: r.action.key, error: r.error }, r.error?.message);
-          if (r.warning) log?.warn({ key: r.action.key }, r.warning);
-          options.onProgress?.(++done, total);
-        },
-      });
-    } finally {
-      await target.close();
-    }
-    const { counts, failures, warnings } = tally(results);
+    const writer = await open();
+    state.startRun(runId, spec.name, now);
+    let done = 0;
+    const total = thePlan.actions.length;
+    const results: ItemResult[] = await apply(thePlan, {
+      pipeline: spec.name,
+      target: writer,
+      state,
+      recovering,
+      onResult: (r) => {
+        if (r.outcome === 'failed') log?.error({ key: r.action.key, error: r.error }, r.error?.message);
+        if (r.warning) log?.warn({ key: r.action.key }, r.warning);
+        options.onProgress?.(++done, total);
+      },
+    });
+    const { counts, failures, warnings, conflicts } = tally(results);
+    for (const c of conflicts)
+      log?.warn({ key: c.key, conflict: c.fields }, `conflict: ${c.kind} "${c.label}"`);
     const report: RunReport = {
-      ...base,
+      ...planned,
       durationMs: Date.now() - started,
       counts,
       failures,
       warnings,
-      requests: { ...target.requests },
+      conflicts,
+      requests: { ...writer.requests },
       peakRssMb: peakRssMb(),
       outcome: outcomeOf(failures, problems, thePlan.guard),
     };
     state.finishRun(runId, spec.name, report.outcome, report);
+    // Validators are kept only after a run that wrote everything: a 304 must never hide a failed item.
+    if (spec.source.url) {
+      const fingerprint = read.hasSeries ? fingerprints.windowed : fingerprints.plain;
+      state.setSourceCache(
+        spec.name,
+        report.outcome === 'ok' && read.validators
+          ? { url: spec.source.url, ...read.validators, fingerprint }
+          : undefined,
+      );
+    }
     log?.info({ counts, requests: report.requests, durationMs: report.durationMs }, `run ${report.outcome}`);
     return { plan: thePlan, report };
   } finally {
+    await target?.close();
     state?.close();
     release();
   }
 }
+
+/**
+ * The validators for a conditional GET, when a 304 may stand for this run: the last run succeeded, the
+ * state has the pipeline's items, and nothing but the feed could change the result (cacheFingerprints).
+ */
+function conditional(state: SyncState, spec: RunSpec, fingerprints: { plain: string; windowed: string }) {
+  const cache = state.sourceCache(spec.name);
+  if (!cache || cache.url !== spec.source.url) return undefined;
+  if (cache.fingerprint !== fingerprints.plain && cache.fingerprint !== fingerprints.windowed)
+    return undefined;
+  if (state.interrupted(spec.name) || state.lastRunFailed(spec.name)) return undefined;
+  if (state.items(spec.name).length === 0) return undefined;
+  return { etag: cache.etag, lastModified: cache.lastModified };
+}
+
+/** The target's current version of each item (one GET each, through the writer's queue); null: gone. */
+async function currentVersions(
+  items: readonly StateItem[],
+  open: () => Promise<Target>,
+): Promise<Map<string, Remote | null>> {
+  const found = new Map<string, Remote | null>();
+  if (items.length === 0) return found;
+  const target = await open();
+  await Promise.all(
+    items.map(async (item) => {
+      found.set(`${item.kind}\n${item.key}`, await target.get(item.kind, item.remoteId));
+    }),
+  );
+  return found;
+}
+
+const emptyPlanCounts = (): Plan['counts'] =>
+  Object.fromEntries(
+    Object.entries(emptyCounts()).map(([kind]) => [
+      kind,
+      { create: 0, update: 0, unchanged: 0, delete: 0, skip: 0, conflict: 0 },
+    ]),
+  ) as Plan['counts'];
 
 /** The sync state, or a ConfigError naming the file (a file from a newer calsync, a damaged file). */
 function openState(file: string): SyncState {
   try {
     return new SyncState(file);
   } catch (err) {
-    throw new ConfigError(`sync state ${displayPath(file)}: ${(err as Error).message}`);
+    throw new ConfigError(`sync state ${file}: ${(err as Error).message}`);
   }
 }
 
@@ -193,31 +279,4 @@ function outcomeOf(failures: readonly unknown[], problems: SourceResult['problem
   return failures.length > 0 || guard || problems.some((p) => p.severity === 'error') ? 'failed' : 'ok';
 }
 
-async function readSource(spec: RunSpec, window: Window): Promise<SourceResult> {
-  const { source } = spec;
-  const file = displayPath(source.path);
-  const defaultZone = spec.mapping.timezone;
-  try {
-    if (source.type === 'ics') return readIcs(await readFile(source.path), { file, window, defaultZone });
-    return await readCsv(createReadStream(source.path), {
-      file,
-      columns: source.columns,
-      dateFormat: source.dateFormat,
-      delimiter: source.delimiter,
-      encoding: source.encoding,
-      defaultZone,
-    });
-  } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT') throw new ConfigError(`${file}: no such file`);
-    if (e.code === 'EISDIR') throw new ConfigError(`${file}: is a directory, expected a .ics or .csv file`);
-    throw err;
-  }
-}
-
 const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
-
-const displayPath = (path: string) => {
-  const rel = relative(process.cwd(), path);
-  return rel && !rel.startsWith('..') ? rel : path;
-};

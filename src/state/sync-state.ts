@@ -1,8 +1,11 @@
 /**
  * The sync state: per target, one SQLite file that remembers, for every item a pipeline wrote, its
- * source key → remote id and slug, the body we last wrote (for change detection and field diffs) and the
- * remote `modified` we saw. The target API cannot be searched by our keys, so this is what makes a re-run
- * idempotent.
+ * source key → remote id and slug, the body we last wrote (for change detection and field diffs), the
+ * remote `modified` we saw and a hash per field of the item as the target showed it after our write (so
+ * that fields edited on the site since are found: the `preserve-local-edits` policy). The target API cannot
+ * be searched by our keys, so this is what makes a re-run idempotent. Per pipeline it also keeps the
+ * source's HTTP validators (ETag, Last-Modified) of the last successful run, for conditional GETs, and the
+ * runs (`runs`), for recovery after a crash and for `npm run state -- show`.
  *
  * Every write is recorded as its answer arrives and committed before the event loop turns (spec/pipeline.md:
  * "State is committed after each successful write"): the answers that arrive together — a group commit
@@ -15,6 +18,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Kind } from '../writer/target.ts';
+import { migrate } from './migrations.ts';
 
 /** What the state knows of one item. */
 export interface StateItem {
@@ -27,30 +31,30 @@ export interface StateItem {
   /** The canonical body last written, for field-level diffs. */
   written: Record<string, unknown>;
   remoteModified: string | null;
+  /**
+   * Field → hash of that field as the target showed it right after our last write (pipeline/local-edits.ts).
+   * Absent for items written by calsync before schema version 2.
+   */
+  remoteFields?: Record<string, string>;
 }
 
-const MIGRATIONS: readonly string[] = [
-  `CREATE TABLE items (
-     pipeline TEXT NOT NULL,
-     kind TEXT NOT NULL,
-     key TEXT NOT NULL,
-     remote_id INTEGER NOT NULL,
-     slug TEXT NOT NULL,
-     hash TEXT NOT NULL,
-     written TEXT NOT NULL,
-     remote_modified TEXT,
-     updated_utc TEXT NOT NULL,
-     PRIMARY KEY (pipeline, kind, key)
-   ) WITHOUT ROWID;
-   CREATE TABLE runs (
-     id TEXT PRIMARY KEY,
-     pipeline TEXT NOT NULL,
-     started_utc TEXT NOT NULL,
-     finished_utc TEXT,
-     outcome TEXT,
-     report TEXT
-   );`,
-];
+/** A remote source's validators, kept from the last successful run (RFC 9110 8.8, 13.1). */
+export interface SourceCache {
+  url: string;
+  etag?: string;
+  lastModified?: string;
+  /** What else the short-cut depends on (definition, window): a 304 counts only if this is unchanged. */
+  fingerprint: string;
+}
+
+/** One run as `runs` has it, for `npm run state -- show`. */
+export interface RunRow {
+  id: string;
+  startedUtc: string;
+  finishedUtc: string | null;
+  outcome: string | null;
+  report: unknown;
+}
 
 export class SyncState {
   readonly file: string;
@@ -68,11 +72,12 @@ export class SyncState {
     this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
     migrate(this.#db);
     this.#upsert = this.#db.prepare(
-      `INSERT INTO items (pipeline, kind, key, remote_id, slug, hash, written, remote_modified, updated_utc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO items (pipeline, kind, key, remote_id, slug, hash, written, remote_modified, remote_fields,
+         updated_utc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (pipeline, kind, key) DO UPDATE SET remote_id = excluded.remote_id, slug = excluded.slug,
          hash = excluded.hash, written = excluded.written, remote_modified = excluded.remote_modified,
-         updated_utc = excluded.updated_utc`,
+         remote_fields = excluded.remote_fields, updated_utc = excluded.updated_utc`,
     );
     this.#remove = this.#db.prepare('DELETE FROM items WHERE pipeline = ? AND kind = ? AND key = ?');
   }
@@ -82,7 +87,7 @@ export class SyncState {
     this.#commit();
     const rows = this.#db
       .prepare(
-        'SELECT kind, key, remote_id, slug, hash, written, remote_modified FROM items WHERE pipeline = ? ORDER BY kind, key',
+        'SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items WHERE pipeline = ? ORDER BY kind, key',
       )
       .all(pipeline) as unknown as Row[];
     return rows.map((r) => ({
@@ -93,12 +98,17 @@ export class SyncState {
       hash: r.hash,
       written: JSON.parse(r.written),
       remoteModified: r.remote_modified,
+      ...(r.remote_fields ? { remoteFields: JSON.parse(r.remote_fields) } : {}),
     }));
   }
 
   /** Records an item as written; committed before the event loop turns (`#inTurn`). */
   put(pipeline: string, item: StateItem, now = new Date()): void {
     this.#inTurn();
+    this.#write(pipeline, item, now);
+  }
+
+  #write(pipeline: string, item: StateItem, now: Date): void {
     this.#upsert.run(
       pipeline,
       item.kind,
@@ -108,8 +118,119 @@ export class SyncState {
       item.hash,
       JSON.stringify(item.written),
       item.remoteModified,
+      item.remoteFields ? JSON.stringify(item.remoteFields) : null,
       now.toISOString(),
     );
+  }
+
+  /** Items per kind of a pipeline (`npm run state -- show`). */
+  counts(pipeline: string): Partial<Record<Kind, number>> {
+    this.#commit();
+    const rows = this.#db
+      .prepare('SELECT kind, COUNT(*) AS n FROM items WHERE pipeline = ? GROUP BY kind')
+      .all(pipeline) as { kind: Kind; n: number }[];
+    return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+  }
+
+  /** The pipelines this file knows (items or runs). */
+  pipelines(): string[] {
+    this.#commit();
+    const rows = this.#db
+      .prepare('SELECT pipeline FROM items UNION SELECT pipeline FROM runs ORDER BY pipeline')
+      .all() as { pipeline: string }[];
+    return rows.map((r) => r.pipeline);
+  }
+
+  /**
+   * Forgets everything of a pipeline: its items, its source validators and its runs (`npm run state --
+   * forget`). The target is untouched; the next run takes its items over again by slug and natural key.
+   */
+  forgetPipeline(pipeline: string): number {
+    this.#commit();
+    this.#db.exec('BEGIN');
+    const { changes } = this.#db.prepare('DELETE FROM items WHERE pipeline = ?').run(pipeline);
+    this.#db.prepare('DELETE FROM sources WHERE pipeline = ?').run(pipeline);
+    this.#db.prepare('DELETE FROM runs WHERE pipeline = ?').run(pipeline);
+    this.#db.exec('COMMIT');
+    return Number(changes);
+  }
+
+  /** Replaces the items of a pipeline at once (`npm run state -- rebuild`); its runs are kept. */
+  replaceItems(pipeline: string, items: readonly StateItem[], now = new Date()): void {
+    this.#commit();
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      this.#db.prepare('DELETE FROM items WHERE pipeline = ?').run(pipeline);
+      this.#db.prepare('DELETE FROM sources WHERE pipeline = ?').run(pipeline);
+      for (const item of items) this.#write(pipeline, item, now);
+      this.#db.exec('COMMIT');
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  /** The source validators of the pipeline's last successful run, if any. */
+  sourceCache(pipeline: string): SourceCache | undefined {
+    const row = this.#db
+      .prepare('SELECT url, etag, last_modified, fingerprint FROM sources WHERE pipeline = ?')
+      .get(pipeline) as
+      | { url: string; etag: string | null; last_modified: string | null; fingerprint: string }
+      | undefined;
+    if (!row) return undefined;
+    return {
+      url: row.url,
+      fingerprint: row.fingerprint,
+      ...(row.etag ? { etag: row.etag } : {}),
+      ...(row.last_modified ? { lastModified: row.last_modified } : {}),
+    };
+  }
+
+  /** Keeps (or, with `undefined`, drops) the source validators of a pipeline. */
+  setSourceCache(pipeline: string, cache: SourceCache | undefined, now = new Date()): void {
+    this.#commit();
+    if (!cache || (!cache.etag && !cache.lastModified)) {
+      this.#db.prepare('DELETE FROM sources WHERE pipeline = ?').run(pipeline);
+      return;
+    }
+    this.#db
+      .prepare(
+        `INSERT INTO sources (pipeline, url, etag, last_modified, fingerprint, updated_utc) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (pipeline) DO UPDATE SET url = excluded.url, etag = excluded.etag,
+           last_modified = excluded.last_modified, fingerprint = excluded.fingerprint,
+           updated_utc = excluded.updated_utc`,
+      )
+      .run(
+        pipeline,
+        cache.url,
+        cache.etag ?? null,
+        cache.lastModified ?? null,
+        cache.fingerprint,
+        now.toISOString(),
+      );
+  }
+
+  /** The last `limit` runs of a pipeline, newest first. */
+  runs(pipeline: string, limit = 5): RunRow[] {
+    this.#commit();
+    const rows = this.#db
+      .prepare(
+        'SELECT id, started_utc, finished_utc, outcome, report FROM runs WHERE pipeline = ? ORDER BY rowid DESC LIMIT ?',
+      )
+      .all(pipeline, limit) as {
+      id: string;
+      started_utc: string;
+      finished_utc: string | null;
+      outcome: string | null;
+      report: string | null;
+    }[];
+    return rows.map((r) => ({
+      id: r.id,
+      startedUtc: r.started_utc,
+      finishedUtc: r.finished_utc,
+      outcome: r.outcome,
+      report: r.report ? JSON.parse(r.report) : null,
+    }));
   }
 
   /** Forgets an item deleted from the target; committed like `put`. */
@@ -191,20 +312,5 @@ interface Row {
   hash: string;
   written: string;
   remote_modified: string | null;
-}
-
-/** Stepwise migrations on `user_version`; a file from a newer calsync is refused rather than damaged. */
-function migrate(db: DatabaseSync): void {
-  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
-  if (version > MIGRATIONS.length) {
-    throw new Error(
-      `sync state has schema version ${version}, newer than this calsync knows (${MIGRATIONS.length}); upgrade calsync`,
-    );
-  }
-  for (let v = version; v < MIGRATIONS.length; v++) {
-    db.exec('BEGIN');
-    db.exec(MIGRATIONS[v]);
-    db.exec(`PRAGMA user_version = ${v + 1}`);
-    db.exec('COMMIT');
-  }
+  remote_fields: string | null;
 }

@@ -12,6 +12,7 @@ export {
   USER_AGENT,
 } from './http-transport.ts';
 export { LOCAL_USER, type LocalTargetOptions, openLocalTarget } from './local.ts';
+export { createTokenSource, type OAuth2Options, type TokenSource } from './oauth2.ts';
 export { createQueue, type RequesterOptions } from './requester.ts';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 export type { Kind, Remote, RemovalMode, Target, TargetCapabilities } from './target.ts';

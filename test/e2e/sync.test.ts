@@ -131,7 +131,12 @@ describe('npm run plan / npm run sync with the example pipelines', () => {
       new RegExp(`${broken}:8:\\d+: policies\\.delete: expected "keep" \\| "draft"`),
     );
     const reports = await readReport<RunReport[]>(reportFile('third.json'));
-    expect(reports.map((r) => [r.pipeline, r.outcome])).toEqual([['community-csv', 'ok']]);
-    expect(writesOf(reports[0])).toBe(0);
+    // The invalid file has an entry saying why it did not run.
+    expect(reports.map((r) => [r.pipeline, r.outcome])).toEqual([
+      [undefined, 'failed'],
+      ['community-csv', 'ok'],
+    ]);
+    expect(reports[0]).toMatchObject({ file: broken, error: expect.stringContaining('mapping.timezone') });
+    expect(writesOf(reports[1])).toBe(0);
   });
 });

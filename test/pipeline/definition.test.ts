@@ -181,6 +181,22 @@ describe('refusing an invalid definition', () => {
     expect(both[0].message).toContain('got both');
   });
 
+  it('takes a timeout and a size limit for a URL source, and refuses them on a file', () => {
+    const pipeline = parsePipeline(
+      'name: a\nsource: { type: ics, url: "https://e.org/a.ics", timeout_ms: 5000, max_bytes: 1000000 }\n',
+      'pipelines/x.yaml',
+      {},
+    );
+    expect(pipeline.source).toMatchObject({
+      url: 'https://e.org/a.ics',
+      timeout_ms: 5000,
+      max_bytes: 1000000,
+    });
+    const onFile = problemsOf('name: a\nsource: { type: ics, path: a.ics, timeout_ms: 5000 }\n');
+    expect(onFile).toMatchObject([{ path: 'source.timeout_ms', code: 'invalid' }]);
+    expect(onFile[0].message).toContain('expected no timeout_ms on a file source');
+  });
+
   it('names the source types when the type is unknown', () => {
     const [problem] = problemsOf('name: a\nsource: { type: xlsx, path: a.xlsx }\n');
     expect(problem).toMatchObject({ path: 'source.type', line: 2, code: 'invalid' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonical, type Desired, DRAFTED, hashOf } from '../../src/pipeline/desired.ts';
+import { fieldHashes } from '../../src/pipeline/local-edits.ts';
 import { type Policies, plan } from '../../src/pipeline/plan.ts';
 import type { StateItem } from '../../src/state/sync-state.ts';
 
@@ -52,8 +53,8 @@ describe('plan', () => {
       policies,
     );
     expect(result.actions.filter((x) => x.op === 'delete').map((x) => [x.key, x.removal, x.reason])).toEqual([
-      ['g', 'trash', 'cancelled in the source'],
-      ['h', 'trash', 'no longer in the source'],
+      ['g', 'trash', 'cancelled in the source (deletion policy trash)'],
+      ['h', 'trash', 'no longer in the source (deletion policy trash)'],
     ]);
     const kept = plan(
       desired,
@@ -123,5 +124,82 @@ describe('plan', () => {
     expect(unknown.counts.event.delete).toBe(0);
     const none = plan(desired, state, { ...policies, unreadable: { uids: new Set(['u9']), unknown: false } });
     expect(none.counts.event.delete).toBe(2);
+  });
+
+  describe('preserve-local-edits', () => {
+    /** The event as the target shows it: rendered title, ids for references. */
+    const remoteBody = (title: string, start = '2027-01-01 10:00:00') => ({
+      id: 1,
+      slug: 'a-slug',
+      title,
+      start_date: start,
+      categories: [{ id: 5, name: 'Music' }],
+      modified_utc: '2027-01-01 00:00:00',
+    });
+    const written = (title = 'a') => ({
+      ...stored(event('a', title)),
+      remoteFields: fieldHashes('event', remoteBody(title)),
+    });
+    const moved = () => {
+      const d = event('a', 'A renamed');
+      d.fields = { ...d.fields, start_date: '2027-01-01 11:00:00' };
+      d.hash = hashOf(canonical(d));
+      return d;
+    };
+    const preserve = (current: ReturnType<typeof remoteBody> | null, item: StateItem = written()) =>
+      plan([moved()], [item], {
+        ...policies,
+        update: 'preserve-local-edits',
+        remote: new Map([
+          [
+            'event\na',
+            current && { id: 1, slug: current.slug, modified: current.modified_utc, body: current },
+          ],
+        ]),
+      });
+
+    it('keeps a field edited on the target, lists the conflict, and still writes the other changes', () => {
+      const [action] = preserve(remoteBody('Edited on the site')).actions;
+      expect(action.op).toBe('conflict');
+      expect(action.changes).toEqual([
+        { field: 'start_date', from: '2027-01-01 10:00:00', to: '2027-01-01 11:00:00' },
+      ]);
+      expect(action.conflicts).toEqual([
+        { field: 'title', written: 'a', source: 'A renamed', target: 'Edited on the site' },
+      ]);
+      expect(action.keep).toEqual({ title: 'Edited on the site' });
+    });
+
+    it('updates as overwrite would when nothing was edited on the target, or the item is gone', () => {
+      for (const current of [remoteBody('a'), null]) {
+        const [action] = preserve(current).actions;
+        expect(action.op).toBe('update');
+        expect(action.changes?.map((c) => c.field).sort()).toEqual(['start_date', 'title']);
+        expect(action.conflicts).toBeUndefined();
+      }
+    });
+
+    it('keeps an edited field the source did not change without calling it a conflict', () => {
+      const [action] = preserve(remoteBody('a', '2027-01-01 09:00:00')).actions;
+      expect(action.op).toBe('conflict'); // start_date: edited there, changed here
+      const [titleOnly] = plan([event('a', 'A renamed')], [written()], {
+        ...policies,
+        update: 'preserve-local-edits',
+        remote: new Map([
+          ['event\na', { id: 1, slug: 'a-slug', body: remoteBody('a', '2027-01-01 09:00:00') }],
+        ]),
+      }).actions;
+      expect(titleOnly.op).toBe('update');
+      expect(titleOnly.keep).toEqual({ start_date: '2027-01-01 09:00:00' });
+      expect(titleOnly.changes?.map((c) => c.field)).toEqual(['title']);
+    });
+
+    it('holds back the whole item when a state from before per-field hashes meets a changed target', () => {
+      const old = { ...stored(event('a')), remoteModified: '2026-12-01 00:00:00' };
+      const [action] = preserve(remoteBody('Edited'), old).actions;
+      expect(action.op).toBe('conflict');
+      expect(action.changes).toEqual([]);
+      expect(action.reason).toMatch(/update: overwrite/);
+    });
   });
 });

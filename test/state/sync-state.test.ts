@@ -66,6 +66,59 @@ describe('sync state', () => {
     state.close();
   });
 
+  it('keeps per-field hashes of the remote item, source validators, and forgets a whole pipeline', () => {
+    const state = new SyncState(`${dir.dir}/v2.sync.db`);
+    const withFields = { ...item('a'), remoteFields: { title: 'x1', start_date: 'y2' } };
+    state.put('p', withFields);
+    state.put('q', item('b'));
+    expect(state.items('p')).toEqual([withFields]);
+    state.setSourceCache('p', { url: 'https://x.example/f.ics', etag: '"7"', fingerprint: 'f' });
+    expect(state.sourceCache('p')).toEqual({ url: 'https://x.example/f.ics', etag: '"7"', fingerprint: 'f' });
+    state.startRun('r1', 'p');
+    state.finishRun('r1', 'p', 'ok', { counts: {} });
+    expect(state.runs('p').map((r) => [r.id, r.outcome])).toEqual([['r1', 'ok']]);
+    expect(state.counts('p')).toEqual({ event: 1 });
+    expect(state.forgetPipeline('p')).toBe(1);
+    expect([state.items('p'), state.sourceCache('p'), state.runs('p')]).toEqual([[], undefined, []]);
+    expect(state.items('q')).toHaveLength(1);
+    state.close();
+  });
+
+  it('upgrades a file of schema version 1 in place, keeping its items and runs', () => {
+    const file = `${dir.dir}/v1.sync.db`;
+    const db = new DatabaseSync(file);
+    db.exec(`CREATE TABLE items (pipeline TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL,
+      remote_id INTEGER NOT NULL, slug TEXT NOT NULL, hash TEXT NOT NULL, written TEXT NOT NULL,
+      remote_modified TEXT, updated_utc TEXT NOT NULL, PRIMARY KEY (pipeline, kind, key)) WITHOUT ROWID;
+      CREATE TABLE runs (id TEXT PRIMARY KEY, pipeline TEXT NOT NULL, started_utc TEXT NOT NULL,
+      finished_utc TEXT, outcome TEXT, report TEXT);
+      PRAGMA user_version = 1;`);
+    db.prepare(
+      `INSERT INTO items VALUES ('p', 'event', 'old', 4, 'old-slug', 'h', '{"title":"old"}', '2026-01-01 10:00:00', '2026-01-01T10:00:00Z')`,
+    ).run();
+    db.prepare(
+      `INSERT INTO runs VALUES ('r0', 'p', '2026-01-01T10:00:00Z', '2026-01-01T10:00:01Z', 'failed', NULL)`,
+    ).run();
+    db.close();
+
+    const state = new SyncState(file);
+    expect(state.items('p')).toEqual([
+      {
+        ...item('old', 4),
+        slug: 'old-slug',
+        written: { title: 'old' },
+        remoteModified: '2026-01-01 10:00:00',
+      },
+    ]);
+    expect(state.lastRunFailed('p')).toBe(true);
+    state.put('p', { ...item('new'), remoteFields: { title: 'h1' } });
+    expect(state.items('p').find((i) => i.key === 'new')?.remoteFields).toEqual({ title: 'h1' });
+    state.close();
+    const check = new DatabaseSync(file, { readOnly: true });
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    check.close();
+  });
+
   it('refuses a file written by a newer calsync instead of damaging it', () => {
     const file = `${dir.dir}/newer.sync.db`;
     const db = new DatabaseSync(file);

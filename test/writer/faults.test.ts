@@ -177,6 +177,34 @@ describe('what the server asks and refuses', () => {
     expect(proxy.log.filter((l) => l.method === 'POST')).toHaveLength(1);
   });
 
+  it('tells onRetry (the run log) what failed and how long it waits before each retry', async () => {
+    const retries: { code: string; status: number; attempt: number; delayMs: number }[] = [];
+    const logged = createTarget(
+      createHttpTransport({
+        url: proxy.url,
+        auth: { type: 'basic', username: server.username, password: server.password },
+      }),
+      {
+        namespace: 'calendar/events/v1',
+        label: proxy.url,
+        retries: { attempts: 4, baseMs: 5, capMs: 10 },
+        onRetry: ({ error, attempt, delayMs }) =>
+          retries.push({ code: error.code, status: error.status, attempt, delayMs }),
+      },
+    );
+    try {
+      proxy.fail({ fault: '502', method: 'POST' });
+      proxy.fail({ fault: '429', method: 'POST' });
+      await logged.create('tag', bodyOf('tag', 9));
+      expect(retries).toEqual([
+        { code: 'bad_response', status: 502, attempt: 1, delayMs: expect.any(Number) },
+        { code: 'rest_too_many_requests', status: 429, attempt: 2, delayMs: 1000 },
+      ]);
+    } finally {
+      await logged.close();
+    }
+  });
+
   it('gives up after the attempt limit with the last error', async () => {
     proxy.fail({ fault: '503', method: 'GET', times: 100 });
     await expect(target.get('event', 1)).rejects.toMatchObject({

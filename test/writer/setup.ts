@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
+import { createOAuthClient } from '../../src/server/auth/oauth-clients.ts';
 import { openSqliteStore } from '../../src/server/store/sqlite.ts';
 import type { Kind } from '../../src/writer/index.ts';
 
@@ -26,7 +27,12 @@ export async function tempDir(): Promise<{ dir: string; remove(): Promise<void> 
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-export async function startServer(dataFile: string): Promise<LoopbackServer> {
+export interface ServerSetup {
+  /** The server's clock (token expiry, the default list window); default the real one. */
+  now?: () => Date;
+}
+
+export async function startServer(dataFile: string, setup: ServerSetup = {}): Promise<LoopbackServer> {
   const store = openSqliteStore(dataFile);
   const user = store.insertUser({
     login: 'importer',
@@ -36,7 +42,7 @@ export async function startServer(dataFile: string): Promise<LoopbackServer> {
   });
   const { password } = await createAppPassword(store, user, 'writer tests', '2026-01-01 00:00:00');
   // A site URL without a path: the routes live at `/calendar/events/v1/…`, as with `npm run serve`.
-  const app = await buildApp({ store, siteUrl: 'http://127.0.0.1:8080' });
+  const app = await buildApp({ store, siteUrl: 'http://127.0.0.1:8080', now: setup.now });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, url, username: 'importer', password, close: () => app.close() };
 }
@@ -90,3 +96,11 @@ export const EDIT: Record<Kind, [field: string, value: string]> = {
 };
 
 export const KINDS: readonly Kind[] = ['category', 'tag', 'venue', 'organizer', 'event'];
+
+/** An OAuth client acting as the server's administrator, as `npm run users -- client add importer` makes. */
+export async function addOAuthClient(server: LoopbackServer): Promise<{ clientId: string; secret: string }> {
+  const user = server.app.store.findUser(server.username);
+  if (!user) throw new Error(`no user ${server.username}`);
+  const { secret, record } = await createOAuthClient(server.app.store, user, 'sync', '2026-01-01 00:00:00');
+  return { clientId: record.client_id, secret };
+}

@@ -1,0 +1,234 @@
+/**
+ * `npm run state -- show|forget|rebuild <pipeline file or name>`: look at and repair a pipeline's sync
+ * state. `show` prints the items per kind, the source's cached validators and the last runs; `forget` drops
+ * the pipeline's items (the target is untouched; the next run takes them over again by slug and natural
+ * key); `rebuild` reads the source and the target and records what is already there, writing nothing to the
+ * target. A pipeline named rather than given by file is looked for in `pipelines/`; `show` and `forget`
+ * also work on a name with no file (an `npm run import`, `import-<file>`), in the local target's state.
+ */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_DATA } from '../pipeline/definition.ts';
+import { ConfigError } from '../pipeline/errors.ts';
+import { checkPipelineFile, DefinitionError, loadPipeline } from '../pipeline/load.ts';
+import type { RunReport } from '../pipeline/report.ts';
+import { rebuildPipelineState } from '../pipeline/state-repair.ts';
+import { acquireLock, LockedError } from '../state/lock.ts';
+import { SyncState } from '../state/sync-state.ts';
+import { type CliIO, runMain } from './io.ts';
+import { makeLogger, summaryLine } from './output.ts';
+import { specFromPipeline } from './pipeline-spec.ts';
+import { chooseTarget, type TargetChoice } from './target.ts';
+
+const HELP = `Usage: npm run state -- <show|forget|rebuild> <pipeline file or name> [options]
+
+Looks at and repairs the sync state of a pipeline: what it wrote to its target, and its last runs.
+
+Commands:
+  show      items per kind, the source's cached ETag/Last-Modified, the last runs
+  forget    drop the pipeline's items from the state (the target is untouched; the next run takes its
+            items over again by slug and name, creating nothing twice)
+  rebuild   read the source and the target and record what is already there; writes nothing to the target
+
+Options:
+  --data <file>   for a pipeline named without a definition file: the local target's SQLite file
+                  (default ${DEFAULT_DATA}; the state is beside it)
+  --runs <n>      show: how many runs to list (default 5)
+  -h, --help      show this help
+
+Exit codes: 0 done, 1 the source or target failed, 2 usage or configuration error.
+
+Examples:
+  npm run state -- show pipelines/community-ics.yaml
+  npm run state -- show import-community-calendar-ics
+  npm run state -- forget community-ics
+  npm run state -- rebuild pipelines/community-ics.yaml`;
+
+const COMMANDS = ['show', 'forget', 'rebuild'] as const;
+type Command = (typeof COMMANDS)[number];
+
+interface Resolved {
+  name: string;
+  stateFile: string;
+  target?: TargetChoice;
+  spec?: ReturnType<typeof specFromPipeline>['spec'];
+}
+
+export async function main(io: CliIO): Promise<number> {
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(io.argv);
+  } catch (err) {
+    return usage(io, (err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  const [command, which, ...rest] = positionals;
+  if (!COMMANDS.includes(command as Command))
+    return usage(io, `expected a command: ${COMMANDS.join(', ')}, got ${command ?? 'none'}`);
+  if (!which || rest.length > 0) return usage(io, 'expected one pipeline file or name');
+  const runs = Number(values.runs);
+  if (!(Number.isInteger(runs) && runs >= 0))
+    return usage(io, `--runs: expected a whole number, got "${values.runs}"`);
+
+  let pipeline: Resolved;
+  try {
+    pipeline = await resolvePipeline(which, io, values.data);
+  } catch (err) {
+    if (err instanceof DefinitionError || err instanceof ConfigError) {
+      io.stderr.write(`state: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  try {
+    switch (command as Command) {
+      case 'show':
+        return show(pipeline, io, runs);
+      case 'forget':
+        return forget(pipeline, io);
+      case 'rebuild':
+        return await rebuild(pipeline, io);
+    }
+  } catch (err) {
+    const config = err instanceof ConfigError || err instanceof LockedError;
+    io.stderr.write(`state: ${pipeline.name}: ${(err as Error).message}\n`);
+    return config ? 2 : 1;
+  }
+  return 0;
+}
+
+function show(p: Resolved, io: CliIO, runs: number): number {
+  if (!existsSync(p.stateFile)) {
+    io.stdout.write(`${p.name}: no sync state yet (${p.stateFile})\n`);
+    return 0;
+  }
+  const state = new SyncState(p.stateFile);
+  try {
+    const counts = state.counts(p.name);
+    io.stdout.write(`${p.name} in ${p.stateFile}\n`);
+    const kinds = ['category', 'tag', 'venue', 'organizer', 'event'] as const;
+    const plural = {
+      category: 'categories',
+      tag: 'tags',
+      venue: 'venues',
+      organizer: 'organizers',
+      event: 'events',
+    };
+    io.stdout.write(`items: ${kinds.map((k) => `${counts[k] ?? 0} ${plural[k]}`).join(', ')}\n`);
+    const cache = state.sourceCache(p.name);
+    if (cache) {
+      const validators = [
+        cache.etag ? `ETag ${cache.etag}` : '',
+        cache.lastModified ? `Last-Modified ${cache.lastModified}` : '',
+      ]
+        .filter(Boolean)
+        .join(', ');
+      io.stdout.write(`source: ${cache.url} (${validators})\n`);
+    }
+    const last = state.runs(p.name, runs);
+    if (last.length > 0) io.stdout.write('last runs:\n');
+    for (const run of last) {
+      const report = run.report as RunReport | null;
+      const what =
+        run.finishedUtc === null
+          ? 'unfinished (interrupted, or running now)'
+          : report
+            ? summaryLine(report)
+            : '';
+      io.stdout.write(`  ${run.startedUtc}  ${(run.outcome ?? 'running').padEnd(11)}  ${what}\n`);
+    }
+    if (state.pipelines().length > 0 && !state.pipelines().includes(p.name))
+      io.stdout.write(`(this state file knows: ${state.pipelines().join(', ')})\n`);
+  } finally {
+    state.close();
+  }
+  return 0;
+}
+
+function forget(p: Resolved, io: CliIO): number {
+  if (!existsSync(p.stateFile)) {
+    io.stdout.write(`${p.name}: no sync state (${p.stateFile}); nothing to forget\n`);
+    return 0;
+  }
+  const release = acquireLock(`${p.stateFile}.${p.name}.lock`);
+  const state = new SyncState(p.stateFile);
+  try {
+    const n = state.forgetPipeline(p.name);
+    io.stdout.write(
+      `${p.name}: forgot ${n} items in ${p.stateFile}; the next run takes them over from the target again\n`,
+    );
+  } finally {
+    state.close();
+    release();
+  }
+  return 0;
+}
+
+async function rebuild(p: Resolved, io: CliIO): Promise<number> {
+  if (!p.spec || !p.target)
+    throw new ConfigError(
+      'rebuild needs the pipeline definition file (its source and mapping); pass its path',
+    );
+  const now = io.env.CALSYNC_NOW ? new Date(io.env.CALSYNC_NOW) : undefined;
+  const { counts } = await rebuildPipelineState(p.spec, {
+    openTarget: p.target.open,
+    now,
+    logger: makeLogger(io, {}),
+  });
+  io.stdout.write(`${p.name}: sync state rebuilt from ${p.target.label}\n`);
+  for (const [kind, c] of Object.entries(counts)) {
+    if (c.source === 0) continue;
+    const changed = c.changed ? `, ${c.changed} to be updated by the next run` : '';
+    io.stdout.write(`  ${kind}: ${c.found} of ${c.source} found on the target${changed}\n`);
+  }
+  return 0;
+}
+
+/** A definition file; else a name: the definition in pipelines/ with that name, else the local state. */
+async function resolvePipeline(which: string, io: CliIO, data: string): Promise<Resolved> {
+  const file = existsSync(which) ? which : await findDefinition(which, io);
+  if (file) {
+    const { spec, target } = specFromPipeline(await loadPipeline(file, io.env));
+    return { name: spec.name, stateFile: spec.stateFile, spec, target };
+  }
+  if (!/^[a-z0-9][a-z0-9-]*$/.test(which))
+    throw new ConfigError(`${which}: no such file, and not a pipeline name`);
+  const local = chooseTarget({ url: 'local', data, namespace: '' });
+  return { name: which, stateFile: local.stateFile };
+}
+
+async function findDefinition(name: string, io: CliIO): Promise<string | undefined> {
+  const folder = resolve('pipelines');
+  if (!existsSync(folder)) return undefined;
+  for (const entry of (await readdir(folder)).sort()) {
+    if (!/\.(ya?ml|json)$/.test(entry) || entry.endsWith('.schema.json')) continue;
+    const checked = await checkPipelineFile(join(folder, entry), io.env, { allowMissingEnv: true });
+    if (checked.name === name) return join(folder, entry);
+  }
+  return undefined;
+}
+
+function parse(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      data: { type: 'string', default: DEFAULT_DATA },
+      runs: { type: 'string', default: '5' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+}
+
+function usage(io: CliIO, message: string): number {
+  io.stderr.write(`state: ${message}\n\n${HELP}\n`);
+  return 2;
+}
+
+if (import.meta.main) await runMain(main);

@@ -1,0 +1,138 @@
+/**
+ * The source stage of a run: a file or a URL (`source.path`, `source.url`) read into event records by the
+ * .ics or CSV reader. Public: SourceSpec, readSource, sourceLabel, cacheFingerprints.
+ *
+ * A URL is fetched with a conditional GET when the last successful run left validators (sources/remote):
+ * a 304 means nothing to read, plan or write. The short-cut is only taken when nothing else the result
+ * depends on changed since (`cacheFingerprints`): the definition's source options, mapping and policies —
+ * and, for a calendar with recurring series, the day, because the recurrence window slides with it and new
+ * occurrences enter it even when the feed is the same.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { relative } from 'node:path';
+import { readCsv } from '../sources/csv/index.ts';
+import { readIcs } from '../sources/ics/index.ts';
+import type { SourceResult, Window } from '../sources/record.ts';
+import {
+  fetchSource,
+  readBody,
+  SOURCE_ERRORS,
+  SourceFetchError,
+  type Validators,
+} from '../sources/remote/index.ts';
+import { hashOf } from './desired.ts';
+import { ConfigError } from './errors.ts';
+import type { RunSpec } from './run.ts';
+
+export interface SourceSpec {
+  type: 'ics' | 'csv';
+  /** A file (absolute), or: */
+  path?: string;
+  /** an http(s) or webcal URL. */
+  url?: string;
+  /** URL sources: idle timeout and size limit (sources/remote REMOTE_DEFAULTS). */
+  timeoutMs?: number;
+  maxBytes?: number;
+  delimiter?: 'auto' | ',' | ';' | '\t';
+  encoding?: 'auto' | 'utf-8' | 'windows-1252';
+  dateFormat?: string;
+  columns?: Record<string, string>;
+}
+
+export type SourceRead =
+  | { notModified: true }
+  | {
+      notModified: false;
+      result: SourceResult;
+      /** A URL's validators, to keep once the run succeeds. */
+      validators?: Validators;
+      /** The source has recurring series: its result depends on the window too. */
+      hasSeries: boolean;
+    };
+
+export async function readSource(
+  spec: RunSpec,
+  window: Window,
+  validators?: Validators,
+): Promise<SourceRead> {
+  const { source } = spec;
+  const file = sourceLabel(source);
+  const defaultZone = spec.mapping.timezone;
+  const read = async (bytes: AsyncIterable<Uint8Array> | Uint8Array): Promise<SourceResult> => {
+    if (source.type === 'ics') {
+      const all = bytes instanceof Uint8Array ? bytes : await readBody(bytes);
+      return readIcs(all, { file, window, defaultZone });
+    }
+    return readCsv(bytes, {
+      file,
+      columns: source.columns,
+      dateFormat: source.dateFormat,
+      delimiter: source.delimiter,
+      encoding: source.encoding,
+      defaultZone,
+    });
+  };
+  const done = (result: SourceResult, v?: Validators): SourceRead => ({
+    notModified: false,
+    result,
+    validators: v,
+    hasSeries: result.records.some((r) => r.instance !== undefined),
+  });
+
+  if (source.url) {
+    const fetched = await fetchSource(source.url, {
+      type: source.type,
+      timeoutMs: source.timeoutMs,
+      maxBytes: source.maxBytes,
+      validators,
+    });
+    if (fetched.notModified) return { notModified: true };
+    let result: SourceResult;
+    try {
+      result = await read(fetched.body);
+    } finally {
+      await fetched.close();
+    }
+    // A download that ends inside the calendar lost events: planning from it would delete them.
+    const cut = result.problems.find((p) => p.code === 'ics_truncated');
+    if (cut)
+      throw new SourceFetchError(
+        SOURCE_ERRORS.truncated,
+        fetched.url,
+        `the calendar is cut short (${cut.message})`,
+        200,
+      );
+    return done(result, fetched.validators);
+  }
+  if (!source.path) throw new ConfigError(`${spec.name}: the source has neither a path nor a url`);
+  try {
+    return done(
+      await read(source.type === 'ics' ? await readFile(source.path) : createReadStream(source.path)),
+    );
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'ENOENT') throw new ConfigError(`${file}: no such file`);
+    if (e.code === 'EISDIR') throw new ConfigError(`${file}: is a directory, expected a .ics or .csv file`);
+    throw err;
+  }
+}
+
+/** The source as messages and origins name it: the URL, or the path relative to the current folder. */
+export function sourceLabel(source: SourceSpec): string {
+  if (source.url) return source.url;
+  const path = source.path ?? '';
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith('..') ? rel : path;
+}
+
+/**
+ * What a cached 304 stands for: the fingerprint of everything besides the feed's bytes that shapes the
+ * run's result — `plain` for a calendar without recurring series, `windowed` (with the window's days) for
+ * one with them.
+ */
+export function cacheFingerprints(spec: RunSpec, window: Window): { plain: string; windowed: string } {
+  const base = { source: spec.source, mapping: spec.mapping, policies: spec.policies };
+  const days = [window.from, window.to].map((d) => d.toISOString().slice(0, 10));
+  return { plain: hashOf({ ...base, window: null }), windowed: hashOf({ ...base, window: days }) };
+}

@@ -1,0 +1,57 @@
+/**
+ * The sync state's schema: stepwise migrations on SQLite's `user_version` (STYLE.md: the state DB carries
+ * a schema version; test upgrading an old file). A file from a newer calsync is refused, not damaged.
+ * Public: migrate, SCHEMA_VERSION.
+ */
+import type { DatabaseSync } from 'node:sqlite';
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE items (
+     pipeline TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     key TEXT NOT NULL,
+     remote_id INTEGER NOT NULL,
+     slug TEXT NOT NULL,
+     hash TEXT NOT NULL,
+     written TEXT NOT NULL,
+     remote_modified TEXT,
+     updated_utc TEXT NOT NULL,
+     PRIMARY KEY (pipeline, kind, key)
+   ) WITHOUT ROWID;
+   CREATE TABLE runs (
+     id TEXT PRIMARY KEY,
+     pipeline TEXT NOT NULL,
+     started_utc TEXT NOT NULL,
+     finished_utc TEXT,
+     outcome TEXT,
+     report TEXT
+   );`,
+  // 2: per-field hashes of the remote item after our write (preserve-local-edits), source validators.
+  `ALTER TABLE items ADD COLUMN remote_fields TEXT;
+   CREATE TABLE sources (
+     pipeline TEXT PRIMARY KEY,
+     url TEXT NOT NULL,
+     etag TEXT,
+     last_modified TEXT,
+     fingerprint TEXT NOT NULL,
+     updated_utc TEXT NOT NULL
+   );`,
+];
+
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Stepwise migrations on `user_version`; a file from a newer calsync is refused rather than damaged. */
+export function migrate(db: DatabaseSync): void {
+  const { user_version: version } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+  if (version > MIGRATIONS.length) {
+    throw new Error(
+      `sync state has schema version ${version}, newer than this calsync knows (${MIGRATIONS.length}); upgrade calsync`,
+    );
+  }
+  for (let v = version; v < MIGRATIONS.length; v++) {
+    db.exec('BEGIN');
+    db.exec(MIGRATIONS[v]);
+    db.exec(`PRAGMA user_version = ${v + 1}`);
+    db.exec('COMMIT');
+  }
+}
