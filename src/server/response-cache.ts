@@ -4,7 +4,8 @@
  * between writes; a kept page costs what writing its bytes costs.
  *
  * Public: `registerResponseCache(app, store, limits)` (root hooks, after authentication),
- * `uncacheable(reply)` for a handler whose answer depends on more than the key below.
+ * `uncacheable(reply)` for a handler whose answer depends on more than the key below, `strongEtag` and
+ * `etagMatches` (also used by the feeds, routes/feeds.ts).
  *
  * A route opts in with `cache: true` in its spec (routes/spec.ts). The key is everything such a
  * handler reads: the URL without the method (GET and HEAD share answers; GET has no body), the
@@ -17,8 +18,14 @@
  * the whole cache is dropped as soon as a lookup sees another version — a write of this server, or a
  * commit of another process on the same file. A write racing with a miss can only make the kept
  * answer newer than its version, never older, and the next lookup drops it anyway.
+ *
+ * Conditional requests (RFC 9110 §8.8.3, §13.1.2): every 200 of such a route carries a strong ETag,
+ * a hash of its bytes, made once when the answer is made and kept with it; an `If-None-Match` naming
+ * it is answered 304 with no body, from a kept answer without touching the handler. (No
+ * Last-Modified: a list's bytes also change with data its items do not show, such as totals.)
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUtcNow, utcToLocal } from '../model/datetime.ts';
 import type { Config } from './config.ts';
 import type { MediaType } from './formats/negotiate.ts';
@@ -122,7 +129,7 @@ export function registerResponseCache(
 ): ResponseCache {
   const cache = new ResponseCache(limits);
   app.decorateRequest('responseCacheSlot', null);
-  if (limits.maxEntries === 0) return cache;
+  const caching = limits.maxEntries > 0;
 
   app.addHook('onRequest', async (req, reply) => {
     const config = req.routeOptions.config as CacheConfig | undefined;
@@ -131,10 +138,11 @@ export function registerResponseCache(
     if (format === null) return; // a 406, answered by the handler
     const key = `${req.caller?.id ?? 0} ${siteDate(app.config)} ${format} ${req.url}`;
     const version = store.dataVersion();
-    const entry = cache.get(key, version);
+    const entry = caching ? cache.get(key, version) : undefined;
     req.responseCacheSlot = { key, version, hit: entry !== undefined, skip: false };
     if (entry) {
       reply.code(entry.status).headers(entry.headers);
+      if (notModified(req, entry.headers.etag)) return reply.code(304).send();
       return reply.send(entry.body);
     }
   });
@@ -142,14 +150,42 @@ export function registerResponseCache(
   // Registered after the root onSend hook of app.ts, so the common headers are in what is kept.
   app.addHook('onSend', async (req, reply, payload) => {
     const slot = req.responseCacheSlot;
-    if (!slot || slot.hit || slot.skip || reply.statusCode !== 200) return payload;
+    if (!slot || slot.hit || reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-    const { 'content-length': _length, ...headers } = reply.getHeaders();
-    cache.set(slot.key, slot.version, { status: 200, headers: headers as Entry['headers'], body });
+    const etag = strongEtag(body);
+    reply.header('etag', etag);
+    if (caching && !slot.skip) {
+      const { 'content-length': _length, ...headers } = reply.getHeaders();
+      cache.set(slot.key, slot.version, { status: 200, headers: headers as Entry['headers'], body });
+    }
+    if (notModified(req, etag)) {
+      reply.code(304);
+      return '';
+    }
     return body;
   });
   return cache;
+}
+
+/** A strong validator from the bytes: equal bytes, equal tag, across restarts and processes. */
+export function strongEtag(body: Buffer): string {
+  return `"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+/** `If-None-Match` names `etag` (weak comparison, RFC 9110 §13.1.2) or is `*`. */
+export function etagMatches(header: string | undefined, etag: unknown): boolean {
+  if (header === undefined || typeof etag !== 'string') return false;
+  if (header.trim() === '*') return true;
+  for (const tag of header.split(',')) {
+    const t = tag.trim();
+    if (t === etag || t === `W/${etag}`) return true;
+  }
+  return false;
+}
+
+function notModified(req: FastifyRequest, etag: unknown): boolean {
+  return etagMatches(req.headers['if-none-match'], etag);
 }
 
 /**

@@ -3,6 +3,8 @@
  * objects to response bodies.
  */
 
+export type { IcalOptions } from '../../export/ical.ts';
+export { eventsToIcal } from '../../export/ical.ts';
 export type { CsvOptions } from './csv.ts';
 export {
   EVENT_CSV_COLUMNS,
@@ -12,8 +14,6 @@ export {
   VENUE_CSV_COLUMNS,
   venuesToCsv,
 } from './csv.ts';
-export type { IcalOptions } from './ical.ts';
-export { eventsToIcal } from './ical.ts';
 export type { MediaType } from './negotiate.ts';
 export { contentType, negotiate } from './negotiate.ts';
 export type { WireCostDetails, WireEvent, WireImage, WireOrganizer, WireTerm, WireVenue } from './wire.ts';

@@ -4,6 +4,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { eventsToIcal } from '../../export/ical.ts';
 import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
 import { canCreate, canEdit, canRead } from '../auth/capabilities.ts';
 import { bodyParams } from '../body.ts';
@@ -17,7 +18,6 @@ import {
   notFoundBySlug,
 } from '../errors.ts';
 import { eventsToCsv } from '../formats/csv.ts';
-import { eventsToIcal } from '../formats/ical.ts';
 import { parseParams } from '../params.ts';
 import { loadRelated, renderEvent } from '../render/event.ts';
 import { EventListJson } from '../render/event-json.ts';

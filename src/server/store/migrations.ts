@@ -215,6 +215,80 @@ CREATE TABLE app_passwords (
 CREATE INDEX app_passwords_user ON app_passwords (user_id);
 `;
 
+/**
+ * Migration 5, for the .ics feeds (src/export, RFC 5545 §3.8.7.4): `event_sequences` counts the changes
+ * of an event's time or status (its SEQUENCE; no row = 0), bumped by a BEFORE trigger so the tombstone
+ * triggers below already see the new number. `event_tombstones` keeps a snapshot of every event that
+ * stops being published (trash, draft, …) or is deleted while published, so feeds can say
+ * STATUS:CANCELLED for a while instead of letting the event silently vanish (calendar apps keep
+ * vanished events forever). Republishing removes the tombstone. Post ids are never reused
+ * (AUTOINCREMENT), so the id is the tombstone's key.
+ */
+const SCHEMA_5 = `
+CREATE TABLE event_sequences (
+  event_id INTEGER PRIMARY KEY,
+  sequence INTEGER NOT NULL
+) STRICT;
+CREATE TABLE event_tombstones (
+  id INTEGER PRIMARY KEY,
+  removed_utc TEXT NOT NULL,
+  sequence INTEGER NOT NULL,
+  title TEXT NOT NULL,
+  timezone TEXT NOT NULL,
+  all_day INTEGER NOT NULL,
+  start_local TEXT NOT NULL,
+  end_local TEXT NOT NULL,
+  start_utc TEXT NOT NULL,
+  end_utc TEXT NOT NULL,
+  date_utc TEXT,
+  venue_id INTEGER,
+  featured INTEGER NOT NULL,
+  organizer_ids TEXT NOT NULL,
+  term_ids TEXT NOT NULL
+) STRICT;
+CREATE INDEX event_tombstones_removed ON event_tombstones (removed_utc);
+
+CREATE TRIGGER event_sequence_bump BEFORE UPDATE ON events
+  WHEN old.start_utc IS NOT new.start_utc OR old.end_utc IS NOT new.end_utc OR old.all_day IS NOT new.all_day
+    OR old.timezone IS NOT new.timezone OR old.status IS NOT new.status
+BEGIN
+  INSERT INTO event_sequences (event_id, sequence) VALUES (new.id, 1)
+    ON CONFLICT (event_id) DO UPDATE SET sequence = sequence + 1;
+END;
+CREATE TRIGGER event_tombstone_unpublished AFTER UPDATE OF status ON events
+  WHEN old.status = 'publish' AND new.status <> 'publish'
+BEGIN
+  INSERT OR REPLACE INTO event_tombstones
+  SELECT new.id, strftime('%Y-%m-%d %H:%M:%S', 'now'),
+    coalesce((SELECT sequence FROM event_sequences WHERE event_id = new.id), 0),
+    new.title, new.timezone, new.all_day, new.start_local, new.end_local, new.start_utc, new.end_utc,
+    new.date_utc, new.venue_id, new.featured,
+    (SELECT json_group_array(organizer_id) FROM event_organizers WHERE event_id = new.id),
+    (SELECT json_group_array(term_id) FROM event_terms WHERE event_id = new.id);
+END;
+CREATE TRIGGER event_tombstone_republished AFTER UPDATE OF status ON events
+  WHEN new.status = 'publish' AND old.status <> 'publish'
+BEGIN
+  DELETE FROM event_tombstones WHERE id = new.id;
+END;
+-- BEFORE: the event's links still exist (they go by cascade). A deletion is one more change.
+CREATE TRIGGER event_tombstone_deleted BEFORE DELETE ON events
+BEGIN
+  UPDATE event_tombstones
+    SET sequence = coalesce((SELECT sequence FROM event_sequences WHERE event_id = old.id), sequence) + 1
+    WHERE id = old.id;
+  INSERT OR REPLACE INTO event_tombstones
+  SELECT old.id, strftime('%Y-%m-%d %H:%M:%S', 'now'),
+    coalesce((SELECT sequence FROM event_sequences WHERE event_id = old.id), 0) + 1,
+    old.title, old.timezone, old.all_day, old.start_local, old.end_local, old.start_utc, old.end_utc,
+    old.date_utc, old.venue_id, old.featured,
+    (SELECT json_group_array(organizer_id) FROM event_organizers WHERE event_id = old.id),
+    (SELECT json_group_array(term_id) FROM event_terms WHERE event_id = old.id)
+  WHERE old.status = 'publish';
+  DELETE FROM event_sequences WHERE event_id = old.id;
+END;
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
@@ -254,6 +328,11 @@ export const MIGRATIONS: readonly Migration[] = [
         ) STRICT;
         CREATE INDEX oauth_clients_user ON oauth_clients (user_id);
         CREATE TABLE signing_keys (name TEXT PRIMARY KEY, key BLOB NOT NULL) STRICT;`),
+  },
+  {
+    version: 5,
+    description: 'event sequence numbers and tombstones of unpublished or deleted events, for feeds',
+    up: (db) => db.exec(SCHEMA_5),
   },
 ];
 

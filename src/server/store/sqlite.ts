@@ -35,6 +35,7 @@ import type {
   AttachmentRecord,
   EventQuery,
   EventRecord,
+  EventTombstone,
   LinkedKind,
   LinkedQuery,
   LinkedRecord,
@@ -60,6 +61,25 @@ const ATTACHMENT =
 
 /** Tables of posts that can be scheduled (`future`, B.1). */
 const SCHEDULED = ['events', 'venues', 'organizers'] as const;
+
+interface TombstoneRow {
+  id: number;
+  removed_utc: string;
+  sequence: number;
+  live_sequence: number;
+  title: string;
+  timezone: string;
+  all_day: number;
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+  date_utc: string | null;
+  venue_id: number | null;
+  featured: number;
+  organizer_ids: string;
+  term_ids: string;
+}
 
 export function openSqliteStore(path: string): Store {
   return SqliteStore.open(path);
@@ -290,6 +310,45 @@ export class SqliteStore implements Store {
 
   getLinkedMany(ids: number[]): Map<number, LinkedRecord> {
     return this.#linked.getMany(ids);
+  }
+
+  eventSequences(ids: readonly number[]): Map<number, number> {
+    const found = new Map<number, number>();
+    if (ids.length === 0) return found;
+    const sql =
+      'SELECT event_id, sequence FROM event_sequences WHERE event_id IN (SELECT value FROM json_each(?))';
+    for (const [id, sequence] of this.#db.tuples<[number, number]>(sql, [JSON.stringify(ids)])) {
+      found.set(id, sequence);
+    }
+    return found;
+  }
+
+  eventTombstones(sinceUtc: string): EventTombstone[] {
+    // A trashed event can still change (its SEQUENCE with it): the live number wins while it exists.
+    const sql =
+      'SELECT t.*, coalesce(s.sequence, t.sequence) AS live_sequence FROM event_tombstones t ' +
+      'LEFT JOIN event_sequences s ON s.event_id = t.id WHERE t.removed_utc >= ? ORDER BY t.removed_utc, t.id';
+    return this.#db.all<TombstoneRow>(sql, [sinceUtc]).map((r) => ({
+      id: r.id,
+      removed_utc: r.removed_utc,
+      sequence: Math.max(r.live_sequence, r.sequence),
+      title: r.title,
+      timezone: r.timezone,
+      all_day: r.all_day === 1,
+      start_local: r.start_local,
+      end_local: r.end_local,
+      start_utc: r.start_utc,
+      end_utc: r.end_utc,
+      date_utc: r.date_utc,
+      venue_id: r.venue_id,
+      featured: r.featured === 1,
+      organizer_ids: JSON.parse(r.organizer_ids) as number[],
+      term_ids: JSON.parse(r.term_ids) as number[],
+    }));
+  }
+
+  pruneEventTombstones(beforeUtc: string): number {
+    return this.#db.run('DELETE FROM event_tombstones WHERE removed_utc < ?', [beforeUtc]).changes;
   }
 
   getAttachmentsMany(ids: number[]): Map<number, AttachmentRecord> {

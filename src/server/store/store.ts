@@ -154,6 +154,29 @@ export interface OAuthClientRecord {
   revoked: boolean;
 }
 
+/**
+ * What a feed still knows of an event that stopped being published or was deleted (migration 5): enough
+ * for a STATUS:CANCELLED entry and for the feed's filters. `removed_utc` is when it left.
+ */
+export interface EventTombstone {
+  id: number;
+  removed_utc: string;
+  sequence: number;
+  title: string;
+  timezone: string;
+  all_day: boolean;
+  start_local: string;
+  end_local: string;
+  start_utc: string;
+  end_utc: string;
+  date_utc: string | null;
+  venue_id: number | null;
+  featured: boolean;
+  organizer_ids: number[];
+  /** Categories and tags (one id sequence). */
+  term_ids: number[];
+}
+
 /** Who may see which unpublished items: `statuses` of anyone's, `ownStatuses` of `ownerId`'s. */
 export interface Visibility {
   statuses: Status[];
@@ -280,6 +303,12 @@ export interface Store {
 
   listEvents(q: EventQuery): Page<EventRecord>;
   listLinked(kind: LinkedKind, q: LinkedQuery): Page<LinkedRecord>;
+  /** SEQUENCE of each event (RFC 5545 §3.8.7.4): how often its time or status changed; 0 if never. */
+  eventSequences(ids: readonly number[]): Map<number, number>;
+  /** Tombstones of events removed at or after `sinceUtc` and not published again, oldest first. */
+  eventTombstones(sinceUtc: string): EventTombstone[];
+  /** Forgets tombstones removed before `beforeUtc`; returns how many. */
+  pruneEventTombstones(beforeUtc: string): number;
   /** Batch loads for rendering a page without N+1 queries. */
   getLinkedMany(ids: number[]): Map<number, LinkedRecord>;
   getAttachmentsMany(ids: number[]): Map<number, AttachmentRecord>;

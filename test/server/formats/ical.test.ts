@@ -1,7 +1,7 @@
 import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { eventsToIcal } from '../../../src/server/formats/ical.ts';
+import { eventsToIcal } from '../../../src/export/ical.ts';
 import type { WireEvent } from '../../../src/server/formats/wire.ts';
 import {
   allDayBerlin,

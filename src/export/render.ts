@@ -1,0 +1,71 @@
+/**
+ * A feed's body: its events as RFC 5545 or as CSV in TEC's importer columns, with its calendar
+ * properties. Pure: the same spec and events give the same bytes (no clock is read).
+ *
+ * Public: `FeedSite`, `FeedData`, `RenderOptions`, `renderFeed`, `linkedCsv`, `FEED_CONTENT_TYPES`.
+ */
+import { eventsToCsv, organizersToCsv, venuesToCsv } from '../server/formats/csv.ts';
+import type { WireEvent, WireOrganizer, WireVenue } from '../server/formats/wire.ts';
+import { venueOf } from '../server/formats/wire.ts';
+import type { FeedSpec } from './feed-spec.ts';
+import { eventsToIcal } from './ical.ts';
+
+/** Where the feed is published. */
+export interface FeedSite {
+  /** `{host}` of UIDs: host name + path of the site (contract A.0). */
+  host: string;
+  /** The site's zone, for `X-WR-TIMEZONE`. */
+  timezone?: string;
+  /** The feed's own URL, for `SOURCE`; none for a file. */
+  source?: string;
+}
+
+export interface FeedData {
+  events: readonly WireEvent[];
+  sequences?: ReadonlyMap<number, number>;
+  cancelled?: ReadonlySet<number>;
+}
+
+export const FEED_CONTENT_TYPES = Object.freeze({
+  ics: 'text/calendar; charset=utf-8',
+  csv: 'text/csv; charset=utf-8; header=present',
+});
+
+export interface RenderOptions {
+  /** The Outlook variant of an .ics feed: no X-WR-CALNAME. */
+  outlook?: boolean;
+}
+
+export function renderFeed(feed: FeedSpec, data: FeedData, site: FeedSite, opts: RenderOptions = {}): string {
+  if (feed.format === 'csv') {
+    const cancelled = data.cancelled;
+    return eventsToCsv(cancelled?.size ? data.events.filter((e) => !cancelled.has(e.id)) : data.events);
+  }
+  return eventsToIcal(data.events, {
+    host: site.host,
+    calendarName: feed.title ?? (feed.name === 'all' ? site.host : `${site.host} – ${feed.name}`),
+    description: feed.description,
+    timezone: site.timezone,
+    refreshMinutes: feed.refreshMinutes,
+    source: site.source,
+    color: feed.color,
+    outlook: opts.outlook,
+    sequence: (e) => data.sequences?.get(e.id) ?? 0,
+    cancelled: (e) => data.cancelled?.has(e.id) ?? false,
+  });
+}
+
+/**
+ * The venues and organizers of a CSV export, as the two further files TEC's CSV importer takes (it
+ * imports venues and organizers before the events that name them). Each once, in order of appearance.
+ */
+export function linkedCsv(events: readonly WireEvent[]): { venues: string; organizers: string } {
+  const venues = new Map<number, WireVenue>();
+  const organizers = new Map<number, WireOrganizer>();
+  for (const e of events) {
+    const v = venueOf(e);
+    if (v && !venues.has(v.id)) venues.set(v.id, v);
+    for (const o of e.organizer) if (!organizers.has(o.id)) organizers.set(o.id, o);
+  }
+  return { venues: venuesToCsv([...venues.values()]), organizers: organizersToCsv([...organizers.values()]) };
+}

@@ -1,0 +1,157 @@
+/**
+ * A feed's events read from the server's store: the published events its filters and window select,
+ * rendered to the wire as an anonymous reader sees them (src/server/render), each with its SEQUENCE,
+ * plus STATUS:CANCELLED tombstones of events that left within `tombstoneDays` (migration 5).
+ *
+ * Public: `FeedEvents`, `loadStoreFeed`.
+ *
+ * No item cap (TEC's own feed stops at 30 events): the list query asks for every match.
+ */
+import type { Config } from '../server/config.ts';
+import type { WireEvent } from '../server/formats/wire.ts';
+import { loadRelated, renderEvent } from '../server/render/event.ts';
+import type { EventQuery, EventTombstone, LinkedKind, Store } from '../server/store/store.ts';
+import { type FeedFilters, feedWindow } from './feed-spec.ts';
+
+export interface FeedEvents {
+  events: WireEvent[];
+  /** SEQUENCE by event id (absent = 0). */
+  sequences: Map<number, number>;
+  /** Ids of the tombstones among `events`. */
+  cancelled: Set<number>;
+  /** The newest `modified_utc` or removal among them; null for an empty feed. */
+  lastModified: Date | null;
+}
+
+const ANONYMOUS = { statuses: ['publish' as const], ownStatuses: [], ownerId: null };
+const ZERO_DATE = '0000-00-00 00:00:00';
+
+/** Term ids for names or slugs; categories with their descendants. `[]` when none is known. */
+function termIds(store: Store, kind: 'categories' | 'tags', names: readonly string[]): number[] {
+  const ids = new Set<number>();
+  for (const name of names) {
+    const term = store.findTermBySlug(kind, name) ?? store.findTermByName(kind, name);
+    if (!term) continue;
+    if (kind === 'categories') for (const id of store.categoryDescendants(term.id)) ids.add(id);
+    else ids.add(term.id);
+  }
+  return [...ids];
+}
+
+function linkedIds(store: Store, kind: LinkedKind, names: readonly string[]): number[] {
+  const ids = new Set<number>();
+  for (const name of names) {
+    const byId = /^\d+$/.test(name) ? store.getLinked(kind, Number(name)) : undefined;
+    const found =
+      byId ?? store.findBySlug(kind, name) ?? store.findLinkedByName(kind, name, undefined, ANONYMOUS);
+    if (found && found.kind === kind) ids.add(found.id);
+  }
+  return [...ids];
+}
+
+interface Resolved {
+  query: EventQuery;
+  /** Filters that named nothing known: the feed is empty rather than unfiltered. */
+  nothing: boolean;
+}
+
+function resolve(store: Store, f: FeedFilters, now: Date): Resolved {
+  const { endsAfter, startsBefore } = feedWindow(f, now);
+  const query: EventQuery = {
+    offset: 0,
+    limit: Number.MAX_SAFE_INTEGER,
+    visibility: ANONYMOUS,
+    endsAfter,
+    startsBefore,
+    featured: f.featured,
+  };
+  let nothing = false;
+  const pick = (names: readonly string[] | undefined, find: (n: readonly string[]) => number[]) => {
+    if (!names || names.length === 0) return undefined;
+    const ids = find(names);
+    if (ids.length === 0) nothing = true;
+    return ids;
+  };
+  query.categoryIds = pick(f.categories, (n) => termIds(store, 'categories', n));
+  query.tagIds = pick(f.tags, (n) => termIds(store, 'tags', n));
+  query.venueIds = pick(f.venues, (n) => linkedIds(store, 'venue', n));
+  query.organizerIds = pick(f.organizers, (n) => linkedIds(store, 'organizer', n));
+  return { query, nothing };
+}
+
+function overlaps(ids: readonly number[], wanted: readonly number[] | undefined): boolean {
+  return wanted === undefined || ids.some((id) => wanted.includes(id));
+}
+
+/** Whether a tombstone passes the same filters and window as the live events. */
+function selects(t: EventTombstone, q: EventQuery): boolean {
+  if (q.endsAfter !== undefined && !(t.end_utc > q.endsAfter)) return false;
+  if (q.startsBefore !== undefined && !(t.start_utc < q.startsBefore)) return false;
+  if (q.featured !== undefined && t.featured !== q.featured) return false;
+  if (!overlaps(t.term_ids, q.categoryIds) || !overlaps(t.term_ids, q.tagIds)) return false;
+  if (!overlaps(t.venue_id === null ? [] : [t.venue_id], q.venueIds)) return false;
+  return overlaps(t.organizer_ids, q.organizerIds);
+}
+
+/** The wire fields the renderers read, for an event that is gone. */
+function tombstoneEvent(t: EventTombstone): WireEvent {
+  return {
+    id: t.id,
+    title: t.title,
+    description: '',
+    excerpt: '',
+    url: '',
+    website: '',
+    date_utc: t.date_utc ?? ZERO_DATE,
+    modified_utc: t.removed_utc,
+    all_day: t.all_day,
+    start_date: t.start_local,
+    end_date: t.end_local,
+    utc_start_date: t.start_utc,
+    utc_end_date: t.end_utc,
+    timezone: t.timezone,
+    venue: [],
+    organizer: [],
+    categories: [],
+    tags: [],
+    image: false,
+  } as unknown as WireEvent;
+}
+
+const utcDate = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
+
+/**
+ * The feed's events at `now`: live ones in list order (start, then publication), then tombstones.
+ * `withTombstones: false` for formats that cannot say "cancelled" (CSV).
+ */
+export function loadStoreFeed(
+  store: Store,
+  cfg: Config,
+  f: FeedFilters & { tombstoneDays: number },
+  now: Date,
+  withTombstones = true,
+): FeedEvents {
+  const { query, nothing } = resolve(store, f, now);
+  const items = nothing ? [] : store.listEvents(query).items;
+  const rel = loadRelated(store, items, null);
+  const events = items.map((e) =>
+    renderEvent(e, rel, cfg, { single: false, redact: e.password !== null && e.password !== '' }),
+  ) as unknown as WireEvent[];
+  const sequences = store.eventSequences(items.map((e) => e.id));
+  const cancelled = new Set<number>();
+  let newest = '';
+  for (const e of items) if (e.modified_utc > newest) newest = e.modified_utc;
+  if (withTombstones && !nothing) {
+    // From the start of the UTC day, like the window: the feed stays the same all day.
+    const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
+    const live = new Set(items.map((e) => e.id));
+    for (const t of store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
+      if (live.has(t.id) || !selects(t, query)) continue;
+      events.push(tombstoneEvent(t));
+      sequences.set(t.id, t.sequence);
+      cancelled.add(t.id);
+      if (t.removed_utc > newest) newest = t.removed_utc;
+    }
+  }
+  return { events, sequences, cancelled, lastModified: newest ? utcDate(newest) : null };
+}

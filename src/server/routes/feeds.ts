@@ -1,0 +1,167 @@
+/**
+ * Subscription feeds: `GET|HEAD /feeds/<name>.ics` (and `.csv`) for every configured feed
+ * (src/export/feed-spec.ts), `?outlook=1` for the variant without X-WR-CALNAME.
+ *
+ * Public: `FeedRoutesOptions`, `feedRoutes` (a plugin registered at the site root by app.ts).
+ *
+ * HTTP caching (RFC 9110 §8.8, §13; RFC 9111 §5.2): a strong ETag (SHA-256 of the body), Last-Modified
+ * (the newest change among the feed's events), `Cache-Control: public, max-age` = the feed's refresh
+ * interval; If-None-Match (weak comparison, §13.1.2) or else If-Modified-Since answer 304. A rendered
+ * feed is kept with its ETag and its gzip/br forms until the store's change counter (`dataVersion`) or
+ * the UTC day (the window) moves, so a repeated request — and every 304 — costs a counter read and a
+ * string compare: nothing is rendered, hashed or compressed again. Compressed forms are made here, once
+ * per body, and sent with Content-Encoding set, which @fastify/compress leaves alone; every other
+ * response of the server is compressed by that plugin.
+ */
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FeedSpec } from '../../export/feed-spec.ts';
+import { FEED_CONTENT_TYPES, renderFeed } from '../../export/render.ts';
+import { loadStoreFeed } from '../../export/store-feed.ts';
+import { noRoute } from '../errors.ts';
+import { etagMatches, strongEtag } from '../response-cache.ts';
+
+export interface FeedRoutesOptions {
+  feeds: readonly FeedSpec[];
+}
+
+type Format = 'ics' | 'csv';
+type Coding = 'br' | 'gzip';
+
+interface Kept {
+  version: number;
+  day: number;
+  body: Buffer;
+  etag: string;
+  /** RFC 9110 HTTP-date, or null for an empty feed. */
+  lastModified: string | null;
+  /** Whole seconds, for If-Modified-Since. */
+  lastModifiedSeconds: number;
+  coded: Partial<Record<Coding, Buffer>>;
+}
+
+const DAY = 86_400_000;
+const FILE = /^([a-z0-9-]+)\.(ics|csv)$/;
+
+/** `br` over `gzip` when both are acceptable (smaller), per Accept-Encoding's q-values. */
+export function pickCoding(header: string | undefined): Coding | null {
+  if (!header) return null;
+  let br = 0;
+  let gzip = 0;
+  let any = -1;
+  for (const part of header.toLowerCase().split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const qParam = params.find((p) => p.trim().startsWith('q='));
+    const q = qParam ? Number(qParam.trim().slice(2)) : 1;
+    const weight = Number.isFinite(q) ? q : 0;
+    if (name === 'br') br = weight;
+    else if (name === 'gzip' || name === 'x-gzip') gzip = weight;
+    else if (name === '*') any = weight;
+  }
+  if (any >= 0) {
+    if (br === 0 && !header.includes('br')) br = any;
+    if (gzip === 0 && !header.includes('gzip')) gzip = any;
+  }
+  if (br > 0 && br >= gzip) return 'br';
+  return gzip > 0 ? 'gzip' : null;
+}
+
+function compress(body: Buffer, coding: Coding): Buffer {
+  // Brotli quality 5: ~gzip's speed with a smaller result; 11 (zlib's default) takes seconds on a
+  // 10,000-event feed.
+  return coding === 'br'
+    ? brotliCompressSync(body, {
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 5,
+          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        },
+      })
+    : gzipSync(body, { level: 6 });
+}
+
+function notModified(req: FastifyRequest, kept: Kept): boolean {
+  const inm = req.headers['if-none-match'];
+  if (inm !== undefined) return etagMatches(inm, kept.etag);
+  const ims = req.headers['if-modified-since'];
+  if (ims === undefined || kept.lastModified === null) return false;
+  const since = Date.parse(ims);
+  return Number.isFinite(since) && kept.lastModifiedSeconds <= Math.floor(since / 1000);
+}
+
+export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions): Promise<void> {
+  const { store, config } = app;
+  const feeds = new Map(opts.feeds.map((f) => [f.name, f]));
+  const kept = new Map<string, Kept>();
+
+  // Tombstones older than every feed's keep time are of no use any more.
+  const keepDays = Math.max(0, ...opts.feeds.map((f) => f.tombstoneDays));
+  const cutoff = new Date(config.now().getTime() - (keepDays + 1) * DAY);
+  store.pruneEventTombstones(cutoff.toISOString().slice(0, 19).replace('T', ' '));
+
+  function current(feed: FeedSpec, format: Format, outlook: boolean, req: FastifyRequest): Kept {
+    const key = `${feed.name}.${format}${outlook ? '.outlook' : ''}`;
+    const version = store.dataVersion();
+    const now = config.now();
+    const day = Math.floor(now.getTime() / DAY);
+    const old = kept.get(key);
+    if (old && old.version === version && old.day === day) return old;
+
+    const spec = { ...feed, format };
+    const data = loadStoreFeed(store, config, spec, now, format === 'ics');
+    const source = `${config.siteUrl}${req.url.split('?')[0]}${outlook ? '?outlook=1' : ''}`;
+    const text = renderFeed(
+      spec,
+      data,
+      { host: config.host, timezone: config.siteTimezone, source },
+      { outlook },
+    );
+    const body = Buffer.from(text);
+    const etag = strongEtag(body);
+    // Same bytes as before (a write elsewhere): the compressed forms still fit.
+    const coded = old?.etag === etag ? old.coded : {};
+    const lm = data.lastModified;
+    const next: Kept = {
+      version,
+      day,
+      body,
+      etag,
+      lastModified: lm ? lm.toUTCString() : null,
+      lastModifiedSeconds: lm ? Math.floor(lm.getTime() / 1000) : 0,
+      coded,
+    };
+    kept.set(key, next);
+    return next;
+  }
+
+  async function handler(req: FastifyRequest, reply: FastifyReply) {
+    const match = FILE.exec((req.params as { file: string }).file);
+    const feed = match ? feeds.get(match[1]) : undefined;
+    if (!match || !feed) throw noRoute();
+    const format = match[2] as Format;
+    const q = req.query as Record<string, unknown>;
+    const outlook = format === 'ics' && (q.outlook === '1' || q.outlook === 'true');
+    const k = current(feed, format, outlook, req);
+
+    reply.header('etag', k.etag);
+    if (k.lastModified) reply.header('last-modified', k.lastModified);
+    reply.header('cache-control', `public, max-age=${feed.refreshMinutes * 60}`);
+    if (notModified(req, k)) return reply.code(304).send();
+
+    reply.type(FEED_CONTENT_TYPES[format]);
+    const coding = pickCoding(req.headers['accept-encoding']);
+    if (coding === null) return reply.send(k.body);
+    k.coded[coding] ??= compress(k.body, coding);
+    reply.header('content-encoding', coding);
+    return reply.send(k.coded[coding]);
+  }
+
+  // Caches must keep one answer per coding (RFC 9110 §12.5.5); the root hook sets Vary before this.
+  app.addHook('onSend', (_req, reply, payload, done) => {
+    const vary = reply.getHeader('vary');
+    reply.header('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
+    done(null, payload);
+  });
+
+  app.get('/feeds/:file', handler);
+}
