@@ -1,14 +1,20 @@
 /**
- * `npm run serve -- [--port 8080] [--host 127.0.0.1] [--data data/calendar.db] [--site URL]`
- * Serves the calendar/events/v1 API over the embedded SQLite store until SIGINT/SIGTERM.
+ * `npm run serve -- [--port 8080] [--host 127.0.0.1] [--data data/calendar.db] [--site URL] [--demo]`
+ * Serves the calendar/events/v1 API over the embedded SQLite store until SIGINT/SIGTERM. With `--demo`,
+ * the store is reset to the sample calendar on start and every day at 00:00 UTC (src/server/demo.ts).
  */
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { type FeedSpec, serverFeeds } from '../export/feed-spec.ts';
 import { buildApp } from '../server/app.ts';
+import { DemoReset } from '../server/demo.ts';
 import { openSqliteStore } from '../server/store/sqlite.ts';
 import { type CliIO, runMain } from './io.ts';
 
 export const DEFAULT_DATA = 'data/calendar.db';
+/** Demo mode's own file, so that `--demo` never resets the store `npm run import` fills. */
+export const DEMO_DATA = 'data/demo.db';
+export const DEMO_SAMPLE = 'samples/community-calendar.ics';
 
 const HELP = `Usage: npm run serve -- [options]
 
@@ -17,31 +23,40 @@ Serves the calendar/events/v1 REST API over the embedded SQLite store.
 Options:
   --port <n>        port to listen on (default 8080; 0 picks a free one)
   --host <addr>     address to bind (default 127.0.0.1)
-  --data <file>     SQLite file (default ${DEFAULT_DATA}; created if missing)
+  --data <file>     SQLite file (default ${DEFAULT_DATA}, ${DEMO_DATA} with --demo; created if missing)
   --site <url>      public site URL for links (default http://<host>:<port>)
   --api-base <url>  public API root (default the site URL)
   --timezone <tz>   site time zone (default UTC)
   --cache-mb <n>    memory for kept GET answers, MiB (default 64; 0 turns the response cache off)
+  --feeds <file>    also serve the feeds: of this pipeline file at /feeds/<name>.ics (repeatable);
+                    /feeds/all.ics (every published event) is always served
+  --demo            demo mode: load the sample calendar on start and reset to it every day at
+                    00:00 UTC (users and OAuth clients are kept); the pages show a banner
+  --sample <file>   the calendar --demo resets to (default ${DEMO_SAMPLE})
   -h, --help        show this help
 
 Examples:
   npm run serve
   npm run serve -- --port 9000 --data /var/lib/calsync/calendar.db
+  npm run serve -- --demo
   npm run users -- add alice --role editor    # then use Basic auth alice:<app password>`;
 
 export async function main(io: CliIO): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | string[] | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: io.argv,
       options: {
         port: { type: 'string', default: '8080' },
         host: { type: 'string', default: '127.0.0.1' },
-        data: { type: 'string', default: DEFAULT_DATA },
+        data: { type: 'string' },
         site: { type: 'string' },
         'api-base': { type: 'string' },
         timezone: { type: 'string' },
         'cache-mb': { type: 'string', default: '64' },
+        feeds: { type: 'string', multiple: true },
+        demo: { type: 'boolean' },
+        sample: { type: 'string', default: DEMO_SAMPLE },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -64,17 +79,30 @@ export async function main(io: CliIO): Promise<number> {
     return 2;
   }
   const host = values.host as string;
-  const dataFile = resolve(values.data as string);
+  const dataFile = resolve((values.data as string | undefined) ?? (values.demo ? DEMO_DATA : DEFAULT_DATA));
+  let feeds: FeedSpec[];
+  try {
+    feeds = await serverFeeds((values.feeds as string[] | undefined) ?? [], io.env);
+  } catch (err) {
+    io.stderr.write(`serve: --feeds: ${(err as Error).message}\n`);
+    return 2;
+  }
   const store = openSqliteStore(dataFile);
   const siteUrl =
     (values.site as string | undefined) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const apiBase = values['api-base'] as string | undefined;
+  const siteTimezone = values.timezone as string | undefined;
+  // Made once the app is, to report through its logger; the pages ask it for the next reset.
+  let demo: DemoReset | undefined;
   let app: Awaited<ReturnType<typeof buildApp>>;
   try {
     app = await buildApp({
       store,
+      feeds,
       siteUrl,
-      apiBase: values['api-base'] as string | undefined,
-      siteTimezone: values.timezone as string | undefined,
+      apiBase,
+      siteTimezone,
+      demo: values.demo ? { nextReset: () => demo!.nextReset() } : undefined,
       responseCache: { maxEntries: cacheMb > 0 ? 2_000 : 0, maxBytes: cacheMb * 1024 * 1024 },
       uploadsDir: join(dirname(dataFile), 'uploads'),
       logger: { level: io.env.LOG_LEVEL ?? 'info' },
@@ -83,6 +111,30 @@ export async function main(io: CliIO): Promise<number> {
     store.close();
     io.stderr.write(`serve: ${(err as Error).message}\n`);
     return 2;
+  }
+  if (values.demo) {
+    demo = new DemoReset({
+      dataFile,
+      store,
+      sampleFile: values.sample as string,
+      siteUrl,
+      apiBase,
+      siteTimezone,
+      logger: app.log,
+    });
+    try {
+      const loaded = await demo.reset();
+      demo.start();
+      app.addHook('onClose', async () => demo?.stop());
+      io.stdout.write(
+        `calsync demo: ${loaded.events} events from ${values.sample}; reset every day at 00:00 UTC, ` +
+          `next ${demo.nextReset().toISOString()}\n`,
+      );
+    } catch (err) {
+      await app.close();
+      io.stderr.write(`serve: --demo: ${(err as Error).message}\n`);
+      return 1;
+    }
   }
   let address: string;
   try {

@@ -2,13 +2,16 @@
  * `buildApp(options)` builds the calendar/events/v1 server as a Fastify instance; `serve`
  * (src/cli/serve.ts) listens, and the local import target calls the same app in-process.
  *
- * Root-level concerns live here: authentication, the error handler, the
- * contract's common headers (A.9) and the route registry that the namespace index (B.3)
- * and the OpenAPI document (B.4) are generated from. Resources are plugins in ./routes.
+ * Root-level concerns live here: security headers, socket limits and the failed-authentication
+ * throttle (./security), authentication, the error handler and the not-found/405 answers
+ * (error-pages.ts), the contract's common headers (A.9) and the route registry that the namespace
+ * index (B.3) and the OpenAPI document (B.4) are generated from. Resources are plugins in ./routes.
  */
 import { mkdir } from 'node:fs/promises';
+import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { defaultFeeds, type FeedSpec } from '../export/feed-spec.ts';
 import { formatUtcNow } from '../model/datetime.ts';
 import { AppPasswordVerifier } from './auth/app-passwords.ts';
 import { authenticate, basicScheme, bearerScheme, type SchemeHandler } from './auth/authenticate.ts';
@@ -16,11 +19,15 @@ import type { Caller } from './auth/capabilities.ts';
 import { TokenService } from './auth/tokens.ts';
 import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';
-import { ApiError, noRoute } from './errors.ts';
+import { registerNotFound } from './error-pages.ts';
+import { ApiError } from './errors.ts';
+import { type DemoSchedule, pagesPlugin } from './pages/index.ts';
 import { registerResponseCache } from './response-cache.ts';
+import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import type { RouteSpec } from './routes/spec.ts';
+import { registerAuthThrottle, registerSecurityHeaders, serverOptions } from './security/index.ts';
 import type { Store } from './store/store.ts';
 
 declare module 'fastify' {
@@ -39,6 +46,10 @@ export interface AppOptions extends ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Extra authentication schemes by lower-case name (`basic` and `bearer` are built in). */
   schemes?: Record<string, SchemeHandler>;
+  /** Demo mode (src/server/demo.ts): the landing and docs pages show when the data is next reset. */
+  demo?: DemoSchedule;
+  /** Feeds served at /feeds/<name>.ics (src/export/feed-spec.ts); default one, `all`. */
+  feeds?: readonly FeedSpec[];
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -52,12 +63,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       querystringParser: parseNested,
     },
     return503OnClosing: true,
+    ...serverOptions(config.limits),
   });
   app.decorate('store', options.store);
   app.decorate('config', config);
   app.decorate('routeSpecs', [] as RouteSpec[]);
   app.decorateRequest('caller', null);
 
+  // First of the onRequest hooks: answers made by the hooks after it carry the headers too.
+  await registerSecurityHeaders(app);
   await registerBodyParsers(app, config.bodyLimit);
 
   const verifier = new AppPasswordVerifier(options.store);
@@ -67,6 +81,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bearer: bearerScheme(tokens, options.store),
     ...options.schemes,
   };
+  // Before authentication: a blocked address does not cost a password hash.
+  if (config.authThrottle) registerAuthThrottle(app, config.authThrottle, config.now);
   app.addHook('onRequest', async (req) => {
     // The token endpoint's Basic header names an OAuth client, not a user (RFC 6749 §2.3.1).
     const clientAuth = (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth;
@@ -88,10 +104,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   // After authentication (the caller is part of the key) and after the headers above (they are kept).
   registerResponseCache(app, options.store, config.responseCache);
+  // gzip/br for every answer (its onSend runs after the cache's, so kept answers stay uncompressed).
+  await app.register(fastifyCompress, { encodings: ['br', 'gzip'], threshold: 1024 });
 
-  app.setNotFoundHandler(async () => {
-    throw noRoute();
-  });
+  registerNotFound(app);
   app.setErrorHandler(async (err, req, reply) => {
     const apiError = toApiError(err);
     if (apiError.status >= 500) req.log.error({ err }, 'request failed');
@@ -101,10 +117,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await app.register(registerRoutes, { prefix: `${config.apiPrefix}/calendar/events/v1` });
   await app.register(oauthRoutes, { prefix: config.apiPrefix, tokens });
+  await app.register(pagesPlugin, { demo: options.demo });
+  await app.register(feedRoutes, { feeds: options.feeds ?? defaultFeeds() });
   if (config.uploadsDir) {
     // Sideloaded images (B.6.2) are public files, like WordPress's wp-content/uploads.
     await mkdir(config.uploadsDir, { recursive: true });
-    await app.register(fastifyStatic, { root: config.uploadsDir, prefix: '/uploads/', index: false });
+    await app.register(fastifyStatic, {
+      root: config.uploadsDir,
+      prefix: '/uploads/',
+      index: false,
+      // Shown by the sites that read the API (security/headers.ts sets same-origin for the rest).
+      setHeaders: (reply) => reply.header('cross-origin-resource-policy', 'cross-origin'),
+    });
   }
   app.addHook('onClose', async () => options.store.close());
   return app;

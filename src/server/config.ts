@@ -1,5 +1,32 @@
 /** Server settings with their defaults, resolved once at start-up and frozen. */
 import { normalizeTimezone } from '../model/timezone.ts';
+import type { AuthThrottleOptions } from './security/auth-throttle.ts';
+import { checkLimits, type SocketLimits } from './security/limits.ts';
+
+/**
+ * Socket limits (security/limits.ts): a request head must arrive within 10 s (slowloris), a whole
+ * request within 30 s (1 MiB at ~35 KB/s), a silent socket is closed after 60 s, an idle keep-alive
+ * connection after 5 s (announced as `Keep-Alive: timeout=5`), headers up to 16 KiB (Node's default,
+ * stated). Raise `requestTimeoutMs` for clients on slow links sending large bodies.
+ */
+export const DEFAULT_LIMITS: Readonly<SocketLimits> = Object.freeze({
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxHeaderBytes: 16 * 1024,
+});
+
+/**
+ * Failed-authentication throttle (security/auth-throttle.ts): 10 failures per address in 10 minutes,
+ * then 429 until the 10 minutes are over (at most 1,440 guesses a day per address); 10,000 addresses
+ * remembered (~1 MB).
+ */
+export const DEFAULT_AUTH_THROTTLE: Readonly<AuthThrottleOptions> = Object.freeze({
+  maxFailures: 10,
+  windowMs: 10 * 60_000,
+  maxClients: 10_000,
+});
 
 export interface ServerOptions {
   /** Public site URL for permalinks (`{site}`); default `http://127.0.0.1:8080`. */
@@ -39,6 +66,10 @@ export interface ServerOptions {
    * and terms in thousands of answers: it keeps only those.
    */
   renderCacheEvents?: boolean;
+  /** Socket limits and timeouts; each defaults to `DEFAULT_LIMITS`. */
+  limits?: Partial<SocketLimits>;
+  /** Failed-authentication throttle per client address; defaults `DEFAULT_AUTH_THROTTLE`; `false` turns it off. */
+  authThrottle?: Partial<AuthThrottleOptions> | false;
 }
 
 export interface Config {
@@ -60,6 +91,8 @@ export interface Config {
   responseCache: { maxEntries: number; maxBytes: number };
   renderCacheChars: number;
   renderCacheEvents: boolean;
+  limits: SocketLimits;
+  authThrottle: AuthThrottleOptions | null;
 }
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
@@ -70,6 +103,16 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
   const site = new URL(siteUrl);
   const siteTimezone = normalizeTimezone(o.siteTimezone ?? 'UTC');
   if (!siteTimezone) throw new Error(`Invalid site time zone: ${o.siteTimezone}`);
+  const limits = { ...DEFAULT_LIMITS, ...o.limits };
+  checkLimits(limits);
+  const authThrottle = o.authThrottle === false ? null : { ...DEFAULT_AUTH_THROTTLE, ...o.authThrottle };
+  if (authThrottle) {
+    for (const [name, value] of Object.entries(authThrottle)) {
+      if (!Number.isInteger(value) || value <= 0) {
+        throw new Error(`authThrottle.${name}: expected a positive integer, got ${value}`);
+      }
+    }
+  }
   return Object.freeze({
     siteUrl,
     apiBase,
@@ -87,5 +130,7 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
     responseCache: o.responseCache ?? { maxEntries: 2_000, maxBytes: 64 * 1024 * 1024 },
     renderCacheChars: o.renderCacheChars ?? 32_000_000,
     renderCacheEvents: o.renderCacheEvents ?? true,
+    limits: Object.freeze(limits),
+    authThrottle: authThrottle && Object.freeze(authThrottle),
   });
 }

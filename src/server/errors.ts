@@ -42,6 +42,19 @@ const LABEL: Record<ResourceKind, string> = {
 export const noRoute = () =>
   new ApiError(404, 'rest_no_route', 'No route was found matching the URL and request method.');
 
+/**
+ * A known path asked with a method it does not have, outside the namespace (RFC 9110 §15.5.6: the
+ * answer lists the methods in `Allow`). Inside it B.0 keeps WordPress's 404 `rest_no_route`.
+ */
+export const methodNotAllowed = (method: string, path: string, allow: readonly string[]) =>
+  new ApiError(
+    405,
+    'rest_method_not_allowed',
+    `${path} does not accept ${method}; it accepts ${allow.join(', ')}.`,
+    { allow },
+    { allow: allow.join(', ') },
+  );
+
 /** Every 401 names the schemes a client can use (B.2). */
 export const WWW_AUTHENTICATE = 'Basic realm="calsync", Bearer realm="calsync"';
 

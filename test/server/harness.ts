@@ -54,7 +54,16 @@ export async function makeApp(options: Partial<AppOptions> & { path?: string } =
     users[role] = user;
     passwords[role] = (await createAppPassword(store, user, 'tests', '2026-01-01 00:00:00')).password;
   }
-  const app = await buildApp({ siteUrl: SITE, apiBase: BASE, now: () => NOW, ...options, store });
+  // The route tests fail authentication on purpose, many times from one address: no throttle unless
+  // a test asks for one (test/server/security-throttle.test.ts).
+  const app = await buildApp({
+    siteUrl: SITE,
+    apiBase: BASE,
+    now: () => NOW,
+    authThrottle: false,
+    ...options,
+    store,
+  });
   const auth = (role?: Role): Record<string, string> =>
     role ? { authorization: `Basic ${Buffer.from(`${role}:${passwords[role]}`).toString('base64')}` } : {};
   const call: Harness['call'] = async (method, path, opts = {}) => {

@@ -250,8 +250,18 @@ describe('GET /calendar/events/v1/doc (B.4)', () => {
       tokenUrl: `${BASE}/oauth/token`,
       scopes: { read: expect.any(String), write: expect.any(String) },
     });
-    expect(doc.paths['/events'].get.security).toEqual([{}, { basicAuth: [] }, { oauth2: ['read'] }]);
-    expect(doc.paths['/events'].post.security).toEqual([{ basicAuth: [] }, { oauth2: ['write'] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.paths['/events'].get.security).toEqual([
+      {},
+      { basicAuth: [] },
+      { oauth2: ['read'] },
+      { bearerAuth: ['read'] },
+    ]);
+    expect(doc.paths['/events'].post.security).toEqual([
+      { basicAuth: [] },
+      { oauth2: ['write'] },
+      { bearerAuth: ['write'] },
+    ]);
     expect(doc.paths['/'].get.security).toEqual([]);
     expect(doc.paths['/doc'].get.security).toEqual([]);
   });

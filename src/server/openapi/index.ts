@@ -102,6 +102,14 @@ export function buildOpenApi(specs: readonly RouteSpec[], cfg: Config, options: 
             },
           },
         },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            'An access token from `POST /oauth/token`, sent as `Authorization: Bearer …`; it carries the ' +
+            'scopes `read` and/or `write` (B.2).',
+        },
       },
     },
   };

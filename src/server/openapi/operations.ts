@@ -114,11 +114,13 @@ export function operation(spec: RouteSpec, method: Method, id: string, { schemas
     op.requestBody = bodies.ref({ ...spec, args: spec.args }, id[0].toUpperCase() + id.slice(1), schemas);
   }
   op.responses = responses(spec, method, schemas);
+  // `bearerAuth` is the same token as `oauth2`, pasted rather than fetched (the docs page's Authorize);
+  // OpenAPI 3.1 lets a non-OAuth scheme list the roles it needs, here the token's scope.
   op.security = spec.public
     ? []
     : method === 'GET'
-      ? [{}, { basicAuth: [] }, { oauth2: ['read'] }]
-      : [{ basicAuth: [] }, { oauth2: ['write'] }];
+      ? [{}, { basicAuth: [] }, { oauth2: ['read'] }, { bearerAuth: ['read'] }]
+      : [{ basicAuth: [] }, { oauth2: ['write'] }, { bearerAuth: ['write'] }];
   return op;
 }
 

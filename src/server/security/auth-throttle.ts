@@ -1,0 +1,138 @@
+/**
+ * Failed-authentication throttling per client address (issue 7): after `maxFailures` failed
+ * authentications from one address within `windowMs`, every further request from it that carries
+ * credentials is answered 429 with `Retry-After` until the window ends — a correct password
+ * included, or guessing would simply go on. Public reads without credentials are never blocked.
+ *
+ * Public: `AuthThrottleOptions` (config.ts holds the defaults), `FailureCounter` (the counting, with
+ * an injectable clock), `clientKey(ip)`, `registerAuthThrottle(app, options)` (root hooks: before
+ * authentication, so that a blocked address does not even cost a password hash).
+ *
+ * A failure is any 401 answered to a request that carried credentials: a bad Basic application
+ * password, a bad or expired Bearer token, an unknown scheme, a bad OAuth client secret (the token
+ * endpoint's requests always carry them, in the header or the body). A success neither counts nor
+ * resets the count: otherwise one valid account would let its owner guess another's password for
+ * ever. Not @fastify/rate-limit: it counts requests, not failures, and has no way to leave the
+ * successful ones out.
+ *
+ * Memory: at most `maxClients` addresses are remembered; the least recently failing is forgotten
+ * first. IPv6 clients are counted per /64, the block one host usually holds.
+ */
+import { isIPv4, isIPv6 } from 'node:net';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.ts';
+
+export interface AuthThrottleOptions {
+  /** Failed authentications allowed per address within the window. */
+  maxFailures: number;
+  /** The window, counted from an address's first failure, ms. */
+  windowMs: number;
+  /** Addresses remembered at once. */
+  maxClients: number;
+}
+
+interface Window {
+  start: number;
+  failures: number;
+}
+
+export class FailureCounter {
+  readonly #options: AuthThrottleOptions;
+  readonly #now: () => Date;
+  // Insertion order is recency order: a failure re-inserts its key.
+  readonly #windows = new Map<string, Window>();
+
+  constructor(options: AuthThrottleOptions, now: () => Date = () => new Date()) {
+    this.#options = options;
+    this.#now = now;
+  }
+
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  /** Milliseconds until `key` may authenticate again; 0 when it may now. */
+  blockedFor(key: string): number {
+    const now = this.#now().getTime();
+    const w = this.#current(key, now);
+    if (!w || w.failures < this.#options.maxFailures) return 0;
+    return w.start + this.#options.windowMs - now;
+  }
+
+  recordFailure(key: string): void {
+    const now = this.#now().getTime();
+    const w = this.#current(key, now) ?? { start: now, failures: 0 };
+    w.failures++;
+    this.#windows.delete(key);
+    this.#windows.set(key, w);
+    for (const oldest of this.#windows.keys()) {
+      if (this.#windows.size <= this.#options.maxClients) break;
+      this.#windows.delete(oldest);
+    }
+  }
+
+  /** The key's window if it is still open; an ended one is forgotten. */
+  #current(key: string, now: number): Window | undefined {
+    const w = this.#windows.get(key);
+    if (w && now - w.start >= this.#options.windowMs) {
+      this.#windows.delete(key);
+      return undefined;
+    }
+    return w;
+  }
+}
+
+/** The counting key of an address: IPv4 as is (also when IPv4-mapped), IPv6 by its /64 prefix. */
+export function clientKey(ip: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) return mapped[1];
+  if (isIPv4(ip) || !isIPv6(ip)) return ip;
+  const [head, tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::')
+    ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
+/** Credentials a request presents: an Authorization header, or any request to the token endpoint. */
+function carriesCredentials(req: FastifyRequest): boolean {
+  if (req.headers.authorization !== undefined) return true;
+  return (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth === true;
+}
+
+const tooManyFailures = (retryAfterS: number) =>
+  new ApiError(
+    429,
+    'rest_too_many_failed_logins',
+    `Too many failed authentications from this address; try again in ${retryAfterS} s.`,
+    { retry_after: retryAfterS },
+    { 'retry-after': String(retryAfterS) },
+  );
+
+export function registerAuthThrottle(
+  app: FastifyInstance,
+  options: AuthThrottleOptions,
+  now: () => Date,
+): FailureCounter {
+  const counter = new FailureCounter(options, now);
+  app.addHook('onRequest', async (req, reply) => {
+    if (!carriesCredentials(req)) return;
+    const wait = counter.blockedFor(clientKey(req.ip));
+    if (wait <= 0) return;
+    // Sent from here, not thrown: the token endpoint's own error handler would reshape a thrown error.
+    const err = tooManyFailures(Math.ceil(wait / 1000));
+    reply.code(err.status).headers(err.headers).type('application/json; charset=UTF-8');
+    return reply.send(err.toJSON());
+  });
+  // onSend, not onResponse: counted before the client can read the 401 and try again.
+  app.addHook('onSend', (req, reply, payload, done) => {
+    if (reply.statusCode === 401 && carriesCredentials(req)) counter.recordFailure(clientKey(req.ip));
+    done(null, payload);
+  });
+  return counter;
+}

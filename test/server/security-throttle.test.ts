@@ -1,0 +1,185 @@
+/**
+ * Issue 7 item 6, failed-authentication throttling, over a real loopback socket with the server's
+ * clock injected: after N failed authentications (bad Basic password, bad Bearer token, bad OAuth
+ * client secret) an address gets 429 + Retry-After on every request carrying credentials — a correct
+ * password included — until the window is over; successes do not count; public reads go on.
+ */
+import { request } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createOAuthClient } from '../../src/server/auth/oauth-clients.ts';
+import { resolveConfig } from '../../src/server/config.ts';
+import { clientKey, FailureCounter } from '../../src/server/security/auth-throttle.ts';
+import { type Harness, makeApp, NOW, NS } from './harness.ts';
+
+const WINDOW_MS = 60_000;
+const MAX = 3;
+const BAD_BASIC = { authorization: `Basic ${Buffer.from('editor:wrong password').toString('base64')}` };
+
+describe('failed-authentication throttle over a loopback socket', () => {
+  let h: Harness;
+  let origin: string;
+  let clock: Date;
+
+  beforeEach(async () => {
+    clock = NOW;
+    h = await makeApp({ now: () => clock, authThrottle: { maxFailures: MAX, windowMs: WINDOW_MS } });
+    origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterEach(async () => {
+    await h.app.close();
+  });
+
+  const advance = (ms: number) => {
+    clock = new Date(clock.getTime() + ms);
+  };
+
+  async function send(path: string, headers: Record<string, string> = {}, method = 'GET', body?: string) {
+    const res = await request(`${origin}${path}`, { method: method as 'GET', headers, body });
+    const text = await res.body.text();
+    return { status: res.statusCode, headers: res.headers, json: text ? JSON.parse(text) : undefined };
+  }
+
+  async function failBasic(times: number) {
+    for (let i = 0; i < times; i++) {
+      const res = await send(`${NS}/events`, BAD_BASIC);
+      expect(res.status).toBe(401);
+      expect(res.json.code).toBe('incorrect_password');
+    }
+  }
+
+  it('N failed logins → 429 with Retry-After, even with the right password; public reads go on', async () => {
+    await failBasic(MAX);
+    advance(15_000);
+    const blocked = await send(`${NS}/events`, BAD_BASIC);
+    expect(blocked.status).toBe(429);
+    // The window started at the first failure: 45 s of it are left.
+    expect(blocked.headers['retry-after']).toBe('45');
+    expect(blocked.json).toMatchObject({ code: 'rest_too_many_failed_logins', data: { status: 429 } });
+    expect(blocked.headers['content-security-policy']).toBeDefined();
+
+    const rightPassword = await send(`${NS}/events?status=draft`, h.auth('editor'));
+    expect(rightPassword.status).toBe(429);
+    const write = await send(
+      `${NS}/events`,
+      { ...h.auth('editor'), 'content-type': 'application/json' },
+      'POST',
+      JSON.stringify({ title: 'Blocked', start_date: '2027-03-01 19:00', end_date: '2027-03-01 20:00' }),
+    );
+    expect(write.status).toBe(429);
+    expect(h.store.getPost(1)).toBeFalsy();
+
+    // Anonymous public reads are not blocked.
+    const anon = await send(`${NS}/events`);
+    expect(anon.status).toBe(200);
+  });
+
+  it('is allowed again once the window is over', async () => {
+    await failBasic(MAX);
+    expect((await send(`${NS}/events`, h.auth('editor'))).status).toBe(429);
+    advance(WINDOW_MS - 1_000);
+    const late = await send(`${NS}/events`, h.auth('editor'));
+    expect(late.status).toBe(429);
+    expect(late.headers['retry-after']).toBe('1');
+    advance(1_000);
+    expect((await send(`${NS}/events?status=draft`, h.auth('editor'))).status).toBe(200);
+    // And a new window starts from scratch: N - 1 failures do not block.
+    await failBasic(MAX - 1);
+    expect((await send(`${NS}/events`, h.auth('editor'))).status).toBe(200);
+  });
+
+  it('successful logins do not count, and do not reset the count either', async () => {
+    for (let i = 0; i < 10; i++) expect((await send(`${NS}/events`, h.auth('editor'))).status).toBe(200);
+    await failBasic(MAX - 1);
+    for (let i = 0; i < 5; i++) expect((await send(`${NS}/events`, h.auth('editor'))).status).toBe(200);
+    await failBasic(1);
+    expect((await send(`${NS}/events`, h.auth('editor'))).status).toBe(429);
+  });
+
+  it('anonymous requests refused with 401 carry no credentials and do not count', async () => {
+    for (let i = 0; i < MAX + 2; i++) {
+      const res = await send(`${NS}/events?status=draft`);
+      expect(res.status).toBe(401);
+      expect(res.json.code).toBe('rest_forbidden');
+    }
+    expect((await send(`${NS}/events?status=draft`, h.auth('editor'))).status).toBe(200);
+  });
+
+  it('bad Bearer tokens and bad OAuth client secrets count; the token endpoint is blocked too', async () => {
+    const { record, secret } = await createOAuthClient(
+      h.store,
+      h.users.editor,
+      'tests',
+      '2026-11-21 12:00:00',
+    );
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const tokenBody = (s: string) =>
+      new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: record.client_id,
+        client_secret: s,
+      });
+
+    const badToken = await send(`${NS}/events`, { authorization: 'Bearer not.a.token' });
+    expect(badToken.status).toBe(401);
+    expect(badToken.json.code).toBe('invalid_token');
+    const badSecret = await send('/api/oauth/token', form, 'POST', tokenBody('wrong').toString());
+    expect(badSecret.status).toBe(401);
+    expect(badSecret.json.error).toBe('invalid_client');
+    // A good secret gets a token and does not count.
+    const good = await send('/api/oauth/token', form, 'POST', tokenBody(secret).toString());
+    expect(good.status).toBe(200);
+    // An unknown scheme is a failed authentication as well: the third.
+    expect((await send(`${NS}/events`, { authorization: 'Digest x' })).status).toBe(401);
+
+    const blocked = await send('/api/oauth/token', form, 'POST', tokenBody(secret).toString());
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    const bearer = await send(`${NS}/events`, { authorization: `Bearer ${good.json.access_token}` });
+    expect(bearer.status).toBe(429);
+  });
+
+  it('counts per address: another client is not blocked', async () => {
+    await failBasic(MAX);
+    const here = await h.app.inject({ method: 'GET', url: `${NS}/events`, headers: h.auth('editor') });
+    expect(here.statusCode).toBe(429);
+    const elsewhere = await h.app.inject({
+      method: 'GET',
+      url: `${NS}/events`,
+      headers: h.auth('editor'),
+      remoteAddress: '192.0.2.7',
+    });
+    expect(elsewhere.statusCode).toBe(200);
+  });
+});
+
+describe('the throttle settings and counter', () => {
+  it('defaults to 10 failures in 10 minutes and can be turned off', () => {
+    expect(resolveConfig({}).authThrottle).toEqual({
+      maxFailures: 10,
+      windowMs: 600_000,
+      maxClients: 10_000,
+    });
+    expect(resolveConfig({ authThrottle: false }).authThrottle).toBeNull();
+    expect(() => resolveConfig({ authThrottle: { maxFailures: 0 } })).toThrow(/maxFailures/);
+  });
+
+  it('remembers at most maxClients addresses, forgetting the least recently failing first', () => {
+    const now = new Date('2026-11-21T12:00:00Z');
+    const counter = new FailureCounter({ maxFailures: 1, windowMs: 60_000, maxClients: 3 }, () => now);
+    for (const ip of ['a', 'b', 'c']) counter.recordFailure(ip);
+    counter.recordFailure('a'); // a is now the most recent
+    counter.recordFailure('d'); // b is forgotten
+    expect(counter.size).toBe(3);
+    expect(counter.blockedFor('b')).toBe(0);
+    for (const ip of ['a', 'c', 'd']) expect(counter.blockedFor(ip)).toBe(60_000);
+  });
+
+  it('keys IPv4 as is, IPv4-mapped IPv6 as IPv4, and IPv6 by its /64', () => {
+    expect(clientKey('192.0.2.7')).toBe('192.0.2.7');
+    expect(clientKey('::ffff:192.0.2.7')).toBe('192.0.2.7');
+    expect(clientKey('2001:db8:0:1:aaaa::1')).toBe('2001:db8:0:1::/64');
+    expect(clientKey('2001:0db8:0000:0001:ffff:0:0:2')).toBe('2001:db8:0:1::/64');
+    expect(clientKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+  });
+});
