@@ -18,18 +18,17 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { feedSpec } from '../src/export/feed-spec.ts';
 import { eventsToIcal } from '../src/export/ical.ts';
 import { loadStoreFeed } from '../src/export/store-feed.ts';
 import { buildApp } from '../src/server/app.ts';
-import { createAppPassword } from '../src/server/auth/app-passwords.ts';
 import { resolveConfig } from '../src/server/config.ts';
 import { eventsToCsv } from '../src/server/formats/csv.ts';
 import { openSqliteStore } from '../src/server/store/sqlite.ts';
 import { eventBodies } from './event-bodies.ts';
 import { type Figures, load } from './load.ts';
+import { benchEditor, startServe, stopServe } from './serve-process.ts';
 
 const GOALS = { render_ics_ms: 300, not_modified_per_s: 5000, full_feeds_per_s: 100 };
 const ROOT = resolve(import.meta.dirname, '..');
@@ -55,18 +54,9 @@ const peakRssMb = () => round(process.resourceUsage().maxRSS / 1024, 0);
 
 async function seed(dataFile: string): Promise<number> {
   const store = openSqliteStore(dataFile);
-  const user = store.insertUser({
-    login: 'bench',
-    email: 'b@example.org',
-    role: 'editor',
-    display_name: 'B',
-  });
-  const { password } = await createAppPassword(store, user, 'bench', '2026-01-01 00:00:00');
+  const authorization = await benchEditor(store);
   const app = await buildApp({ store, siteUrl: SITE, responseCache: { maxEntries: 0, maxBytes: 0 } });
-  const headers = {
-    authorization: `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`,
-    'content-type': 'application/json',
-  };
+  const headers = { authorization, 'content-type': 'application/json' };
   const next = eventBodies(YEAR);
   let created = 0;
   for (let start = 0; start < eventCount; start += 64) {
@@ -138,35 +128,6 @@ async function renderInChild(dataFile: string): Promise<ReturnType<typeof render
   return JSON.parse(out);
 }
 
-async function startServer(dataFile: string): Promise<{ child: ChildProcess; origin: string }> {
-  const flags = opts['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(opts['cpu-prof'])] : [];
-  const child = spawn(
-    process.execPath,
-    [...flags, join(ROOT, 'src/cli/serve.ts'), '--port', '0', '--data', dataFile, '--site', SITE],
-    { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const lines = createInterface({ input: child.stdout! });
-  const origin = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => fail(new Error('the server printed no address within 20 s')), 20_000);
-    child.once('exit', (code) => fail(new Error(`the server exited with code ${code} before listening`)));
-    lines.on('line', (line) => {
-      const m = /at (http:\/\/\S+?)\/calendar\/events\/v1/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        done(m[1]);
-      }
-    });
-  });
-  return { child, origin };
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  await exited;
-}
-
 /** Responses of any status per second (a 304 is not a 2xx, which `load`'s `per_s` counts). */
 const answered = (f: Figures) => round(f.requests / f.duration_s, 0);
 
@@ -204,7 +165,7 @@ async function main(): Promise<number> {
     const seeded = await seed(dataFile);
     progress('rendering (child process)');
     const render = await renderInChild(dataFile);
-    const server = await startServer(dataFile);
+    const server = await startServe({ dataFile, args: ['--site', SITE], cpuProfDir: opts['cpu-prof'] });
     child = server.child;
     progress(`server at ${server.origin}, ${connections} connections, ${seconds} s per phase`);
     const serve = await servePhase(server.origin);
@@ -232,7 +193,7 @@ async function main(): Promise<number> {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
   } finally {
-    if (child) await stopServer(child);
+    if (child) await stopServe(child);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -16,6 +16,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pkg from '../package.json' with { type: 'json' };
+import { DEFAULT_MAPPING } from '../src/pipeline/definition.ts';
 import { mapRecords } from '../src/pipeline/map.ts';
 import type { RunReport } from '../src/pipeline/report.ts';
 import { readIcs } from '../src/sources/ics/index.ts';
@@ -72,12 +73,7 @@ try {
   const { entities } = mapRecords(records, {
     pipeline: 'import-calendar-ics',
     timezone: 'UTC',
-    status: 'publish',
-    categories: [],
-    tags: [],
-    featured: false,
-    show_map: true,
-    show_map_link: true,
+    ...DEFAULT_MAPPING,
   });
   const sourceSeconds = (performance.now() - sourceStart) / 1000;
   log(

@@ -16,23 +16,20 @@
  * Goals (the issue): ≥ 1,000 creates/s and ≥ 1,000 list pages/s with p99 under 20 ms on a 2-core
  * machine; a WordPress site with The Events Calendar manages about 8 creates/s and 4 pages/s there.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createAppPassword } from '../src/server/auth/app-passwords.ts';
 import { openSqliteStore } from '../src/server/store/sqlite.ts';
 import { CATEGORY_SLUG, eventBodies, SEARCH_WORD } from './event-bodies.ts';
 import { type Figures, load } from './load.ts';
+import { benchEditor, type ServeProcess, startServe, stopServe } from './serve-process.ts';
 
 const GOALS = { creates_per_s: 1000, pages_per_s: 1000, p99_ms: 20 };
 const NS = '/calendar/events/v1';
 const PER_PAGE = 50;
 /** serve's LOG_LEVEL; `info`, its default, logs two lines per request, which is not what is measured here. */
 const LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn';
-const ROOT = resolve(import.meta.dirname, '..');
 
 const { values: opts } = parseArgs({
   options: {
@@ -64,63 +61,24 @@ for (const [name, n] of Object.entries({
 const YEAR = new Date().getUTCFullYear() + 1;
 const progress = (s: string) => process.stderr.write(`bench:server: ${s}\n`);
 
-interface Server {
-  child: ChildProcess;
-  origin: string;
-}
-
 /** An editor and an application password, written to the file before the server opens it. */
 async function makeUser(dataFile: string): Promise<string> {
   const store = openSqliteStore(dataFile);
   try {
-    const user = store.insertUser({
-      login: 'bench',
-      email: 'bench@example.org',
-      role: 'editor',
-      display_name: 'Bench',
-    });
-    const { password } = await createAppPassword(store, user, 'bench', '2026-01-01 00:00:00');
-    return `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+    return await benchEditor(store);
   } finally {
     store.close();
   }
 }
 
-/** Starts `serve.ts --port 0` and waits for the address it prints. */
-async function startServer(dataFile: string, cpuProfDir: string | undefined): Promise<Server> {
-  const flags = cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(cpuProfDir)] : [];
-  const serve = ['--port', '0', '--host', '127.0.0.1', '--data', dataFile, '--cache-mb', opts['cache-mb']];
-  const child = spawn(process.execPath, [...flags, join(ROOT, 'src/cli/serve.ts'), ...serve], {
-    cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL },
-    stdio: ['ignore', 'pipe', 'inherit'],
+const startServer = (dataFile: string, cpuProfDir: string | undefined) =>
+  startServe({
+    dataFile,
+    args: ['--host', '127.0.0.1', '--cache-mb', opts['cache-mb'] as string],
+    logLevel: LOG_LEVEL,
+    cpuProfDir,
+    echo: true,
   });
-  const lines = createInterface({ input: child.stdout! });
-  const origin = await new Promise<string>((done, fail) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      fail(new Error('the server printed no address within 20 s'));
-    }, 20_000);
-    child.once('exit', (code) => fail(new Error(`the server exited with code ${code} before listening`)));
-    lines.on('line', (line) => {
-      const m = /at (http:\/\/\S+?)\/calendar\/events\/v1/.exec(line);
-      if (m) {
-        clearTimeout(timer);
-        done(m[1]);
-      } else process.stderr.write(`server: ${line}\n`);
-    });
-  });
-  return { child, origin };
-}
-
-async function stopServer(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-  await exited;
-  clearTimeout(timer);
-}
 
 /** One GET, timed: the total and page count of a list, and how long its first request took. */
 async function probe(origin: string, path: string) {
@@ -187,9 +145,9 @@ async function listPhase(
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'calsync-bench-'));
   const dataFile = join(dir, 'calendar.db');
-  let server: Server | undefined;
+  let server: ServeProcess | undefined;
   const cleanUp = async () => {
-    if (server) await stopServer(server.child);
+    if (server) await stopServe(server.child);
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));

@@ -1,5 +1,6 @@
 /**
- * `npm run serve -- [--port 8080] [--host 127.0.0.1] [--data data/calendar.db] [--site URL] [--demo]`
+ * `npm run serve -- [--port 8080] [--host 127.0.0.1] [--data data/calendar.db] [--site URL] [--demo]
+ * [--trust-proxy <proxies>]`
  * Serves the calendar/events/v1 API over the embedded SQLite store until SIGINT/SIGTERM. With `--demo`,
  * the store is reset to the sample calendar on start and every day at 00:00 UTC (src/server/demo.ts).
  */
@@ -7,6 +8,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type FeedSpec, serverFeeds } from '../export/feed-spec.ts';
 import { buildApp } from '../server/app.ts';
+import type { TrustProxy } from '../server/config.ts';
 import { DemoReset } from '../server/demo.ts';
 import { openSqliteStore } from '../server/store/sqlite.ts';
 import { type CliIO, runMain } from './io.ts';
@@ -28,6 +30,11 @@ Options:
   --api-base <url>  public API root (default the site URL)
   --timezone <tz>   site time zone (default UTC)
   --cache-mb <n>    memory for kept GET answers, MiB (default 64; 0 turns the response cache off)
+  --trust-proxy <p> behind a reverse proxy: take the client address from X-Forwarded-For when the
+                    request comes from one of these proxies — addresses/CIDRs such as
+                    127.0.0.1,10.0.0.0/8, or loopback, or true (any peer; only if nothing else can
+                    reach the port). Default off: X-Forwarded-For is ignored, and the failed-login
+                    throttle counts every client of a proxy as one address
   --feeds <file>    also serve the feeds: of this pipeline file at /feeds/<name>.ics (repeatable);
                     /feeds/all.ics (every published event) is always served
   --demo            demo mode: load the sample calendar on start and reset to it every day at
@@ -39,6 +46,7 @@ Examples:
   npm run serve
   npm run serve -- --port 9000 --data /var/lib/calsync/calendar.db
   npm run serve -- --demo
+  npm run serve -- --host 127.0.0.1 --trust-proxy loopback    # behind nginx on the same machine
   npm run users -- add alice --role editor    # then use Basic auth alice:<app password>`;
 
 export async function main(io: CliIO): Promise<number> {
@@ -54,6 +62,7 @@ export async function main(io: CliIO): Promise<number> {
         'api-base': { type: 'string' },
         timezone: { type: 'string' },
         'cache-mb': { type: 'string', default: '64' },
+        'trust-proxy': { type: 'string' },
         feeds: { type: 'string', multiple: true },
         demo: { type: 'boolean' },
         sample: { type: 'string', default: DEMO_SAMPLE },
@@ -76,6 +85,11 @@ export async function main(io: CliIO): Promise<number> {
   const cacheMb = Number(values['cache-mb']);
   if (!(cacheMb >= 0)) {
     io.stderr.write(`serve: --cache-mb must be a number ≥ 0, got "${values['cache-mb']}"\n`);
+    return 2;
+  }
+  const trustProxy = parseTrustProxy(values['trust-proxy'] as string | undefined);
+  if (trustProxy === null) {
+    io.stderr.write(`serve: --trust-proxy must be true or proxy addresses, got "${values['trust-proxy']}"\n`);
     return 2;
   }
   const host = values.host as string;
@@ -102,6 +116,7 @@ export async function main(io: CliIO): Promise<number> {
       siteUrl,
       apiBase,
       siteTimezone,
+      trustProxy,
       demo: values.demo ? { nextReset: () => demo!.nextReset() } : undefined,
       responseCache: { maxEntries: cacheMb > 0 ? 2_000 : 0, maxBytes: cacheMb * 1024 * 1024 },
       uploadsDir: join(dirname(dataFile), 'uploads'),
@@ -150,6 +165,20 @@ export async function main(io: CliIO): Promise<number> {
   });
   await app.close();
   return 0;
+}
+
+/**
+ * `--trust-proxy` as Fastify's `trustProxy`: `true`/`false`, or a comma-separated list of addresses,
+ * CIDRs and proxy-addr's names (loopback, linklocal, uniquelocal); null when it names none.
+ */
+export function parseTrustProxy(value: string | undefined): TrustProxy | null {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return list.length ? list : null;
 }
 
 if (import.meta.main) await runMain(main);

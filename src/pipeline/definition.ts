@@ -24,6 +24,27 @@ export const DEFAULT_WINDOW = { past_days: 30, future_days: 365 } as const;
 /** Mass-delete guard: the share of a pipeline's events one run may delete without --force-delete. */
 export const DEFAULT_MAX_DELETE_RATIO = 0.25;
 
+/**
+ * What every imported event gets when a pipeline's `mapping:` says nothing (and what `npm run import`
+ * starts from): published, no added terms, not featured, map and map link shown. No zone: a run without
+ * one reads floating times in the calendar's own X-WR-TIMEZONE (run.ts); a pipeline file defaults to
+ * UTC below.
+ */
+export const DEFAULT_MAPPING = Object.freeze({
+  status: 'publish',
+  categories: Object.freeze([]) as readonly string[],
+  tags: Object.freeze([]) as readonly string[],
+  featured: false,
+  show_map: true,
+  show_map_link: true,
+} as const);
+/** What a run may change when `policies:` says nothing: overwrite changed events, trash removed ones. */
+export const DEFAULT_POLICIES = Object.freeze({
+  update: 'overwrite',
+  delete: 'trash',
+  max_delete_ratio: DEFAULT_MAX_DELETE_RATIO,
+} as const);
+
 /** Keys whose values must be `${VAR}` references in the file, under `target.auth`. */
 export const SECRET_KEYS = ['password', 'token', 'client_secret'] as const;
 /** Source options that only mean something for CSV (refused on an ics source). */
@@ -259,13 +280,16 @@ const Mapping = z
       .describe('Zone for floating times (no zone in the source): an IANA name such as Europe/Berlin.'),
     status: z
       .enum(['publish', 'draft', 'pending', 'private'])
-      .default('publish')
+      .default(DEFAULT_MAPPING.status)
       .describe('Post status of imported events.'),
     categories: names('Category names added to every event.').default([]),
     tags: names('Tag names added to every event.').default([]),
-    featured: z.boolean().default(false).describe('Mark every event as featured.'),
-    show_map: z.boolean().default(true).describe('Show the venue map on event pages.'),
-    show_map_link: z.boolean().default(true).describe('Show a link to the map on event pages.'),
+    featured: z.boolean().default(DEFAULT_MAPPING.featured).describe('Mark every event as featured.'),
+    show_map: z.boolean().default(DEFAULT_MAPPING.show_map).describe('Show the venue map on event pages.'),
+    show_map_link: z
+      .boolean()
+      .default(DEFAULT_MAPPING.show_map_link)
+      .describe('Show a link to the map on event pages.'),
   })
   .describe('Defaults applied to every imported event.');
 
@@ -291,13 +315,13 @@ const Policies = z
   .strictObject({
     update: z
       .enum(['overwrite', 'skip-existing', 'preserve-local-edits'])
-      .default('overwrite')
+      .default(DEFAULT_POLICIES.update)
       .describe(
         'Changed source events: overwrite, leave existing ones alone, or keep fields edited on the site.',
       ),
     delete: z
       .enum(['keep', 'draft', 'trash', 'delete'])
-      .default('trash')
+      .default(DEFAULT_POLICIES.delete)
       .describe(
         'Events gone from the source (or cancelled): keep them, make them drafts, trash or delete them.',
       ),
@@ -305,7 +329,7 @@ const Policies = z
       .number()
       .min(0, { error: 'expected a ratio between 0 and 1' })
       .max(1, { error: 'expected a ratio between 0 and 1' })
-      .default(DEFAULT_MAX_DELETE_RATIO)
+      .default(DEFAULT_POLICIES.max_delete_ratio)
       .describe(
         "Mass-delete guard: refuse to remove more than this share of the pipeline's events without --force-delete.",
       ),

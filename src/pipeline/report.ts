@@ -18,26 +18,24 @@ export const OUTCOMES: readonly Outcome[] = [
   'failed',
 ];
 
-export interface Failure {
+/** Which item a report line is about, and where in the source it came from. */
+export interface ReportedItem {
   kind: Kind;
   key: string;
   label: string;
   file?: string;
   line?: number;
   uid?: string;
+}
+
+export interface Failure extends ReportedItem {
   status?: number;
   code: string;
   message: string;
 }
 
 /** An item whose source changes were (partly) not written because the fields were edited on the target. */
-export interface ConflictReport {
-  kind: Kind;
-  key: string;
-  label: string;
-  file?: string;
-  line?: number;
-  uid?: string;
+export interface ConflictReport extends ReportedItem {
   fields: Conflict[];
 }
 
@@ -82,25 +80,13 @@ export function tally(
   const conflicts: ConflictReport[] = [];
   for (const { action, outcome, error, warning } of results) {
     counts[action.kind][outcome]++;
+    const note = (text: string | undefined) =>
+      warnings.push(`${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${text}`);
     if (action.conflicts?.length) conflicts.push(conflictOf(action));
-    else if (action.keep && outcome !== 'failed')
-      warnings.push(
-        `${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${action.reason}`,
-      );
-    if (warning)
-      warnings.push(`${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${warning}`);
+    else if (action.keep && outcome !== 'failed') note(action.reason);
+    if (warning) note(warning);
     if (outcome === 'failed' && error) {
-      failures.push({
-        kind: action.kind,
-        key: action.key,
-        label: action.label,
-        file: action.origin?.file,
-        line: action.origin?.line,
-        uid: action.uid,
-        status: error.status,
-        code: error.code,
-        message: error.message,
-      });
+      failures.push({ ...itemOf(action), status: error.status, code: error.code, message: error.message });
     }
   }
   return { counts, failures, warnings, conflicts };
@@ -112,6 +98,10 @@ export function conflictsOf(actions: readonly ItemResult['action'][]): ConflictR
 }
 
 function conflictOf(action: ItemResult['action']): ConflictReport {
+  return { ...itemOf(action), fields: action.conflicts ?? [] };
+}
+
+function itemOf(action: ItemResult['action']): ReportedItem {
   return {
     kind: action.kind,
     key: action.key,
@@ -119,7 +109,6 @@ function conflictOf(action: ItemResult['action']): ConflictReport {
     file: action.origin?.file,
     line: action.origin?.line,
     uid: action.uid,
-    fields: action.conflicts ?? [],
   };
 }
 

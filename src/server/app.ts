@@ -63,6 +63,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       querystringParser: parseNested,
     },
     return503OnClosing: true,
+    // req.ip (the throttle's key, the logs) from X-Forwarded-For only for the proxies configured.
+    trustProxy: config.trustProxy,
     ...serverOptions(config.limits),
   });
   app.decorate('store', options.store);

@@ -70,7 +70,18 @@ export interface ServerOptions {
   limits?: Partial<SocketLimits>;
   /** Failed-authentication throttle per client address; defaults `DEFAULT_AUTH_THROTTLE`; `false` turns it off. */
   authThrottle?: Partial<AuthThrottleOptions> | false;
+  /**
+   * Which peers may name the client in `X-Forwarded-For` (Fastify's `trustProxy`): `true` any, or the
+   * proxies' addresses/CIDRs (a comma-separated string or a list; also proxy-addr's `loopback`,
+   * `linklocal`, `uniquelocal`). Default false: the client is the socket's peer, so a forged header
+   * cannot dodge the failed-authentication throttle — but behind a reverse proxy every client is then the
+   * proxy's one address. No hop count: Fastify 5 ignores it, since it cannot check the peer itself.
+   */
+  trustProxy?: TrustProxy;
 }
+
+/** The forms of Fastify's `trustProxy` a server configuration can state (no function: it is data). */
+export type TrustProxy = boolean | string | string[];
 
 export interface Config {
   siteUrl: string;
@@ -93,6 +104,7 @@ export interface Config {
   renderCacheEvents: boolean;
   limits: SocketLimits;
   authThrottle: AuthThrottleOptions | null;
+  trustProxy: TrustProxy;
 }
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
@@ -132,5 +144,6 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
     renderCacheEvents: o.renderCacheEvents ?? true,
     limits: Object.freeze(limits),
     authThrottle: authThrottle && Object.freeze(authThrottle),
+    trustProxy: o.trustProxy ?? false,
   });
 }

@@ -18,7 +18,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { DEFAULT_MAX_DELETE_RATIO, DEFAULT_WINDOW } from '../pipeline/definition.ts';
+import { fileRunSpec } from '../pipeline/file-run-spec.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
 import { LOCAL_USER, openLocalTarget } from '../writer/local.ts';
 import type { Store } from './store/store.ts';
@@ -170,22 +170,14 @@ export class DemoReset {
 
   #spec(dir: string): RunSpec {
     const type = this.#o.sampleFile.toLowerCase().endsWith('.csv') ? 'csv' : 'ics';
-    return {
+    return fileRunSpec({
       name: 'demo-sample',
       source: { type, path: this.#o.sampleFile },
-      mapping: {
-        status: 'publish',
-        categories: [],
-        tags: [],
-        featured: false,
-        show_map: true,
-        show_map_link: true,
-      },
-      window: { pastDays: DEFAULT_WINDOW.past_days, futureDays: DEFAULT_WINDOW.future_days },
-      policies: { update: 'overwrite', delete: 'keep', maxDeleteRatio: DEFAULT_MAX_DELETE_RATIO },
+      // A fresh state every reset: nothing to delete, and no deletions to guard against.
+      policies: { delete: 'keep' },
       stateFile: join(dir, 'sample.sync.db'),
       targetLabel: `demo ${basename(this.#o.sampleFile)}`,
-    };
+    });
   }
 
   /** The served store's `calsync` administrator, who owns imported content (writer/local.ts). */

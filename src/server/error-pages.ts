@@ -15,18 +15,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { type ApiError, methodNotAllowed, noRoute } from './errors.ts';
+import { escapeHtml } from './pages/html.ts';
 
 // Methods a route of ours can have; HEAD comes with every GET (Fastify's exposeHeadRoutes).
 const METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
 /** A small self-contained page: no script, one inline style (the CSP allows inline styles). */
 export function errorPage(status: number, title: string, text: string, home: string): string {

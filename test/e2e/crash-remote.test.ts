@@ -12,32 +12,17 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../../bench/prng.ts';
-import { main as importMain } from '../../src/cli/import.ts';
-import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
 import { openSqliteStore } from '../../src/server/store/sqlite.ts';
-import { createHttpTransport, createTarget } from '../../src/writer/index.ts';
-import { tempDir } from '../writer/setup.ts';
-import {
-  ROOT,
-  readReport,
-  runCli,
-  SAMPLE_ICS,
-  snapshot,
-  snapshotOf,
-  spawnImport,
-  writesOf,
-} from './helpers.ts';
-
-type Snapshot = Awaited<ReturnType<typeof snapshotOf>>;
+import { createImporter, tempDir } from '../writer/setup.ts';
+import { ROOT, readReport, SAMPLE_ICS, spawnImport, writesOf } from './helpers.ts';
+import { cleanImport, slugDuplicates as duplicates, type Snapshot, snapshotOver } from './remote-run.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let clean: Snapshot;
 
 beforeAll(async () => {
   dir = await tempDir();
-  const data = join(dir.dir, 'clean', 'calendar.db');
-  expect((await runCli(importMain, [SAMPLE_ICS, '--data', data])).code).toBe(0);
-  clean = await snapshotOf(data);
+  clean = await cleanImport(join(dir.dir, 'clean'));
 }, 30_000);
 afterAll(() => dir.remove());
 
@@ -50,15 +35,11 @@ interface Site {
 
 async function createUser(data: string): Promise<string> {
   const store = openSqliteStore(data);
-  const user = store.insertUser({
-    login: 'importer',
-    email: 'importer@example.org',
-    role: 'editor',
-    display_name: 'Importer',
-  });
-  const { password } = await createAppPassword(store, user, 'crash test', '2026-01-01 00:00:00');
-  store.close();
-  return password;
+  try {
+    return await createImporter(store, 'editor');
+  } finally {
+    store.close();
+  }
 }
 
 function serve(data: string, port = 0): Promise<Site> {
@@ -118,23 +99,8 @@ function whenRecorded(cwd: string, n: number, exited: Promise<unknown>): Promise
   });
 }
 
-async function serverSnapshot(url: string, password: string): Promise<Snapshot> {
-  const target = createTarget(
-    createHttpTransport({ url, auth: { type: 'basic', username: 'importer', password } }),
-    { namespace: 'calendar/events/v1', label: url },
-  );
-  try {
-    return await snapshot(target);
-  } finally {
-    await target.close();
-  }
-}
-
-function duplicates(snap: Snapshot): string[] {
-  const seen = new Map<string, number>();
-  for (const e of snap.events) seen.set(String(e.slug), (seen.get(String(e.slug)) ?? 0) + 1);
-  return [...seen].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
-}
+const serverSnapshot = (url: string, password: string): Promise<Snapshot> =>
+  snapshotOver(url, { username: 'importer', password });
 
 const CASES = [
   { seed: 7, who: 'importer' },

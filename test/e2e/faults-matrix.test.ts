@@ -8,18 +8,19 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { execute } from '../../src/cli/execute.ts';
-import { main as importMain } from '../../src/cli/import.ts';
-import { makeLogger } from '../../src/cli/output.ts';
-import type { TargetChoice } from '../../src/cli/target.ts';
-import type { RunSpec } from '../../src/pipeline/run.ts';
-import { createHttpTransport, createTarget } from '../../src/writer/index.ts';
 import { type FaultyProxy, type ProxyOptions, startFaultyProxy } from '../helpers/faulty-proxy.ts';
 import { type LoopbackServer, startServer, tempDir } from '../writer/setup.ts';
-import { NOW, runCli, SAMPLE_ICS, snapshot, snapshotOf, writesOf } from './helpers.ts';
+import { writesOf } from './helpers.ts';
+import {
+  cleanImport,
+  slugDuplicates as duplicates,
+  executeVia,
+  httpTarget,
+  type Snapshot,
+  sampleSpec,
+  snapshotOver,
+} from './remote-run.ts';
 
-type Snapshot = Awaited<ReturnType<typeof snapshotOf>>;
-const NAMESPACE = 'calendar/events/v1';
 /** The client's timeout: a stall outlasts it, a slow answer does not. */
 const TIMEOUT_MS = 500;
 
@@ -30,9 +31,7 @@ let proxy: FaultyProxy | undefined;
 
 beforeAll(async () => {
   tmp = await tempDir();
-  const data = join(tmp.dir, 'clean', 'calendar.db');
-  expect((await runCli(importMain, [SAMPLE_ICS, '--data', data])).code).toBe(0);
-  clean = await snapshotOf(data);
+  clean = await cleanImport(join(tmp.dir, 'clean'));
 });
 afterAll(() => tmp.remove());
 afterEach(async () => {
@@ -42,64 +41,18 @@ afterEach(async () => {
 });
 
 /** `npm run sync` of the sample into `url` (the CLI's execute, with millisecond backoffs). */
-async function syncVia(url: string, stateFile: string) {
-  if (!server) throw new Error('no server');
-  const { username, password } = server;
-  const spec: RunSpec = {
-    // The clean import's name: slugs are derived from it.
-    name: 'import-community-calendar-ics',
-    source: { type: 'ics', path: SAMPLE_ICS },
-    mapping: {
-      status: 'publish',
-      categories: [],
-      tags: [],
-      featured: false,
-      show_map: true,
-      show_map_link: true,
-    },
-    window: { pastDays: 30, futureDays: 365 },
-    policies: { update: 'overwrite', delete: 'trash', maxDeleteRatio: 0.25 },
-    stateFile,
-    targetLabel: url,
-  };
-  const choice: TargetChoice = {
-    label: url,
-    stateFile,
-    open: async () =>
-      createTarget(
-        createHttpTransport({ url, timeoutMs: TIMEOUT_MS, auth: { type: 'basic', username, password } }),
-        { namespace: NAMESPACE, label: url, retries: { attempts: 4, baseMs: 5, capMs: 50 } },
-      ),
-  };
-  let stdout = '';
-  const io = {
-    argv: [],
-    env: { CALSYNC_NOW: NOW },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: () => true },
-  };
-  const result = await execute(spec, choice, io, makeLogger(io, { quiet: true }), {});
-  return { ...result, stdout };
+function syncVia(url: string, stateFile: string) {
+  const who = server;
+  if (!who) throw new Error('no server');
+  // The clean import's name (the default): slugs are derived from it.
+  const spec = sampleSpec({ stateFile, targetLabel: url });
+  const retries = { attempts: 4, baseMs: 5, capMs: 50 };
+  return executeVia(spec, async () => httpTarget(url, who, { timeoutMs: TIMEOUT_MS, retries }));
 }
 
-async function directSnapshot(): Promise<Snapshot> {
+function directSnapshot(): Promise<Snapshot> {
   if (!server) throw new Error('no server');
-  const { url, username, password } = server;
-  const target = createTarget(createHttpTransport({ url, auth: { type: 'basic', username, password } }), {
-    namespace: NAMESPACE,
-    label: url,
-  });
-  try {
-    return await snapshot(target);
-  } finally {
-    await target.close();
-  }
-}
-
-function duplicates(snap: Snapshot): string[] {
-  const seen = new Map<string, number>();
-  for (const e of snap.events) seen.set(String(e.slug), (seen.get(String(e.slug)) ?? 0) + 1);
-  return [...seen].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
+  return snapshotOver(server.url, server);
 }
 
 interface Scenario {

@@ -11,28 +11,13 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { execute } from '../../src/cli/execute.ts';
 import { main as importMain } from '../../src/cli/import.ts';
-import { makeLogger } from '../../src/cli/output.ts';
-import type { TargetChoice } from '../../src/cli/target.ts';
-import type { RunSpec } from '../../src/pipeline/run.ts';
-import { createHttpTransport, createTarget, type Target } from '../../src/writer/index.ts';
+import type { Target } from '../../src/writer/index.ts';
 import { type Fault, type FaultyProxy, startFaultyProxy } from '../helpers/faulty-proxy.ts';
 import { type LoopbackServer, startServer, tempDir } from '../writer/setup.ts';
-import {
-  NOW,
-  readReport,
-  runCli,
-  SAMPLE_ICS,
-  snapshot,
-  snapshotOf,
-  spawnImport,
-  writesOf,
-} from './helpers.ts';
+import { readReport, runCli, SAMPLE_ICS, snapshotOf, spawnImport, writesOf } from './helpers.ts';
+import { executeVia, httpTarget, type Snapshot, sampleSpec, snapshotOver } from './remote-run.ts';
 
-type Snapshot = Awaited<ReturnType<typeof snapshotOf>>;
-const NAMESPACE = 'calendar/events/v1';
-const PIPELINE = 'import-community-calendar-ics';
 const ATTEMPTS = 4;
 
 let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -68,27 +53,14 @@ afterEach(async () => {
 async function startSite(name: string): Promise<Site> {
   const server = await startServer(join(tmp.dir, name, 'calendar.db'));
   const proxy = await startFaultyProxy(server.url);
+  // Millisecond backoffs; `Retry-After: 1` still waits its second.
   const target = (url: string) =>
-    createTarget(
-      createHttpTransport({
-        url,
-        auth: { type: 'basic', username: server.username, password: server.password },
-      }),
-      // Millisecond backoffs; `Retry-After: 1` still waits its second.
-      { namespace: NAMESPACE, label: url, retries: { attempts: ATTEMPTS, baseMs: 5, capMs: 50 } },
-    );
+    httpTarget(url, server, { retries: { attempts: ATTEMPTS, baseMs: 5, capMs: 50 } });
   site = {
     server,
     proxy,
     target,
-    async snapshot() {
-      const direct = target(server.url);
-      try {
-        return await snapshot(direct);
-      } finally {
-        await direct.close();
-      }
-    },
+    snapshot: () => snapshotOver(server.url, server),
     async close() {
       await proxy.close();
       await server.close();
@@ -98,38 +70,9 @@ async function startSite(name: string): Promise<Site> {
 }
 
 /** What `npm run import -- samples/community-calendar.ics --target <proxy>` runs, with fast retries. */
-async function importVia(s: Site, stateFile: string) {
-  const spec: RunSpec = {
-    name: PIPELINE,
-    source: { type: 'ics', path: SAMPLE_ICS },
-    mapping: {
-      status: 'publish',
-      categories: [],
-      tags: [],
-      featured: false,
-      show_map: true,
-      show_map_link: true,
-    },
-    window: { pastDays: 30, futureDays: 365 },
-    policies: { update: 'overwrite', delete: 'keep', maxDeleteRatio: 0.25 },
-    stateFile,
-    targetLabel: s.proxy.url,
-  };
-  const choice: TargetChoice = {
-    label: s.proxy.url,
-    stateFile,
-    open: async () => s.target(s.proxy.url),
-  };
-  let stdout = '';
-  let stderr = '';
-  const io = {
-    argv: [],
-    env: { CALSYNC_NOW: NOW },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-  };
-  const result = await execute(spec, choice, io, makeLogger(io, { quiet: true }), {});
-  return { ...result, stdout, stderr };
+function importVia(s: Site, stateFile: string) {
+  const spec = sampleSpec({ policies: { delete: 'keep' }, stateFile, targetLabel: s.proxy.url });
+  return executeVia(spec, async () => s.target(s.proxy.url));
 }
 
 /** Events that share a slug, or a title at the same start. */

@@ -7,9 +7,11 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileRunSpec } from '../../src/pipeline/file-run-spec.ts';
 import { type RunSpec, runPipeline } from '../../src/pipeline/run.ts';
-import { createHttpTransport, createTarget, type Target } from '../../src/writer/index.ts';
+import type { Target } from '../../src/writer/index.ts';
 import { resendBody } from '../../src/writer/resend-body.ts';
+import { httpTarget } from '../e2e/remote-run.ts';
 import { startTecSite, TEC_NAMESPACE, type TecSite } from '../helpers/tec-site.ts';
 import { type LoopbackServer, startServer, tempDir } from '../writer/setup.ts';
 
@@ -29,14 +31,7 @@ afterAll(async () => {
   await dir.remove();
 });
 
-const open = async (): Promise<Target> =>
-  createTarget(
-    createHttpTransport({
-      url: site.url,
-      auth: { type: 'basic', username: server.username, password: server.password },
-    }),
-    { namespace: TEC_NAMESPACE, label: site.url },
-  );
+const open = async (): Promise<Target> => httpTarget(site.url, server, { namespace: TEC_NAMESPACE });
 
 function calendar(titles: string[], start = '190000'): string {
   const events = titles.flatMap((title, i) => [
@@ -62,25 +57,15 @@ function calendar(titles: string[], start = '190000'): string {
   ].join('\r\n');
 }
 
-function spec(name: string, update: RunSpec['policies']['update']): RunSpec {
-  return {
+const spec = (name: string, update: RunSpec['policies']['update']): RunSpec =>
+  fileRunSpec({
     name,
     source: { type: 'ics', path: join(dir.dir, `${name}.ics`) },
-    mapping: {
-      timezone: 'UTC',
-      status: 'publish',
-      categories: [],
-      tags: [],
-      featured: false,
-      show_map: true,
-      show_map_link: true,
-    },
-    window: { pastDays: 30, futureDays: 365 },
-    policies: { update, delete: 'trash', maxDeleteRatio: 0.25 },
+    mapping: { timezone: 'UTC' },
+    policies: { update },
     stateFile: join(dir.dir, `${name}.sync.db`),
     targetLabel: site.url,
-  };
-}
+  });
 
 const run = (s: RunSpec) => runPipeline(s, { openTarget: open, now: NOW });
 

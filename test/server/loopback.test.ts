@@ -243,6 +243,20 @@ describe('the serve command', () => {
     expect(await main({ argv: ['--help'], env: {}, stdout: out, stderr: err })).toBe(0);
     expect(out.text).toContain('Usage: npm run serve');
   });
+
+  it('takes --trust-proxy as true or a list of proxies, documents it in --help, and refuses an empty one', async () => {
+    const { main, parseTrustProxy } = await import('../../src/cli/serve.ts');
+    expect(parseTrustProxy(undefined)).toBe(false);
+    expect(parseTrustProxy('true')).toBe(true);
+    expect(parseTrustProxy('127.0.0.1, 10.0.0.0/8')).toEqual(['127.0.0.1', '10.0.0.0/8']);
+    expect(parseTrustProxy('loopback')).toEqual(['loopback']);
+    const out = sink();
+    expect(await main({ argv: ['--help'], env: {}, stdout: out, stderr: sink() })).toBe(0);
+    expect(out.text).toContain('--trust-proxy');
+    const err = sink();
+    expect(await main({ argv: ['--trust-proxy', ' , '], env: {}, stdout: sink(), stderr: err })).toBe(2);
+    expect(err.text).toContain('--trust-proxy');
+  });
 });
 
 describe('the users command', () => {

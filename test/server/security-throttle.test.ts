@@ -152,6 +152,53 @@ describe('failed-authentication throttle over a loopback socket', () => {
   });
 });
 
+describe('failed-authentication throttle behind a reverse proxy (X-Forwarded-For)', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.app.close();
+    h = undefined;
+  });
+
+  async function listen(trustProxy?: string) {
+    h = await makeApp({
+      now: () => NOW,
+      authThrottle: { maxFailures: MAX, windowMs: WINDOW_MS },
+      trustProxy,
+    });
+    const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    return async (forwardedFor: string, headers: Record<string, string>) =>
+      (await request(`${origin}${NS}/events`, { headers: { ...headers, 'x-forwarded-for': forwardedFor } }))
+        .statusCode;
+  }
+
+  it('without --trust-proxy, a forged X-Forwarded-For does not dodge the throttle', async () => {
+    const send = await listen();
+    for (let i = 1; i <= MAX; i++) expect(await send(`198.51.100.${i}`, BAD_BASIC)).toBe(401);
+    // Every failure came from 127.0.0.1, whatever the header claimed: a new claim is blocked too.
+    expect(await send('203.0.113.50', BAD_BASIC)).toBe(429);
+    expect(await send('203.0.113.51', (h as Harness).auth('editor'))).toBe(429);
+  });
+
+  it('with --trust-proxy naming the proxy, two forwarded clients are counted apart', async () => {
+    const send = await listen('127.0.0.1');
+    const auth = (h as Harness).auth('editor');
+    for (let i = 0; i < MAX; i++) expect(await send('198.51.100.1', BAD_BASIC)).toBe(401);
+    expect(await send('198.51.100.1', auth)).toBe(429);
+    // Another client behind the same proxy still gets in, and keeps its own count.
+    expect(await send('198.51.100.2', auth)).toBe(200);
+    for (let i = 0; i < MAX - 1; i++) expect(await send('198.51.100.2', BAD_BASIC)).toBe(401);
+    expect(await send('198.51.100.2', auth)).toBe(200);
+    // The address the proxy appended last is the client's: one it was handed by the client is not.
+    expect(await send('198.51.100.3, 198.51.100.1', auth)).toBe(429);
+  });
+
+  it('with --trust-proxy naming another proxy, the header from this peer is ignored', async () => {
+    const send = await listen('10.0.0.1');
+    for (let i = 1; i <= MAX; i++) expect(await send(`198.51.100.${i}`, BAD_BASIC)).toBe(401);
+    expect(await send('203.0.113.50', (h as Harness).auth('editor'))).toBe(429);
+  });
+});
+
 describe('the throttle settings and counter', () => {
   it('defaults to 10 failures in 10 minutes and can be turned off', () => {
     expect(resolveConfig({}).authThrottle).toEqual({

@@ -7,10 +7,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Role } from '../../src/model/status.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
 import { createOAuthClient } from '../../src/server/auth/oauth-clients.ts';
 import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import type { Store } from '../../src/server/store/store.ts';
 import type { Kind } from '../../src/writer/index.ts';
 
 export interface LoopbackServer {
@@ -32,15 +34,20 @@ export interface ServerSetup {
   now?: () => Date;
 }
 
-export async function startServer(dataFile: string, setup: ServerSetup = {}): Promise<LoopbackServer> {
-  const store = openSqliteStore(dataFile);
+/** A user `importer` in `store` with one application password, which is returned. */
+export async function createImporter(store: Store, role: Role = 'administrator'): Promise<string> {
   const user = store.insertUser({
     login: 'importer',
     email: 'importer@example.org',
-    role: 'administrator',
+    role,
     display_name: 'Importer',
   });
-  const { password } = await createAppPassword(store, user, 'writer tests', '2026-01-01 00:00:00');
+  return (await createAppPassword(store, user, 'writer tests', '2026-01-01 00:00:00')).password;
+}
+
+export async function startServer(dataFile: string, setup: ServerSetup = {}): Promise<LoopbackServer> {
+  const store = openSqliteStore(dataFile);
+  const password = await createImporter(store);
   // A site URL without a path: the routes live at `/calendar/events/v1/…`, as with `npm run serve`.
   const app = await buildApp({ store, siteUrl: 'http://127.0.0.1:8080', now: setup.now });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });

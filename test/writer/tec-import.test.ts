@@ -8,19 +8,17 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execute } from '../../src/cli/execute.ts';
-import { main as importMain } from '../../src/cli/import.ts';
-import { makeLogger } from '../../src/cli/output.ts';
-import type { TargetChoice } from '../../src/cli/target.ts';
-import type { RunSpec } from '../../src/pipeline/run.ts';
-import { createHttpTransport, createTarget } from '../../src/writer/index.ts';
-import { NOW, runCli, SAMPLE_ICS, snapshot, snapshotOf, writesOf } from '../e2e/helpers.ts';
+import { SAMPLE_ICS, writesOf } from '../e2e/helpers.ts';
+import {
+  cleanImport as cleanImportInto,
+  executeVia,
+  httpTarget,
+  type Snapshot,
+  sampleSpec,
+  snapshotOver,
+} from '../e2e/remote-run.ts';
 import { startTecSite, TEC_NAMESPACE, type TecSite } from '../helpers/tec-site.ts';
 import { type LoopbackServer, startServer, tempDir } from './setup.ts';
-
-type Snapshot = Awaited<ReturnType<typeof snapshotOf>>;
-/** The name `npm run import` gives a file called community-calendar.ics: slugs derive from it. */
-const PIPELINE = 'import-community-calendar-ics';
 
 let tmp: Awaited<ReturnType<typeof tempDir>>;
 let server: LoopbackServer;
@@ -42,64 +40,20 @@ afterAll(async () => {
   await tmp.remove();
 });
 
-async function cleanImport(file: string, name: string): Promise<Snapshot> {
-  const data = join(tmp.dir, name, 'calendar.db');
-  expect((await runCli(importMain, [file, '--data', data])).code).toBe(0);
-  return snapshotOf(data);
-}
+const cleanImport = (file: string, name: string) => cleanImportInto(join(tmp.dir, name), file);
 
-async function syncToSite(file: string) {
-  const stateFile = join(tmp.dir, 'tec.sync.db');
-  const { username, password } = server;
-  const spec: RunSpec = {
-    name: PIPELINE,
-    source: { type: 'ics', path: file },
-    mapping: {
-      status: 'publish',
-      categories: [],
-      tags: [],
-      featured: false,
-      show_map: true,
-      show_map_link: true,
-    },
-    window: { pastDays: 30, futureDays: 365 },
-    policies: { update: 'overwrite', delete: 'keep', maxDeleteRatio: 0.25 },
-    stateFile,
+function syncToSite(file: string) {
+  const spec = sampleSpec({
+    file,
+    policies: { delete: 'keep' },
+    stateFile: join(tmp.dir, 'tec.sync.db'),
     targetLabel: site.url,
-  };
-  const choice: TargetChoice = {
-    label: site.url,
-    stateFile,
-    open: async () =>
-      createTarget(createHttpTransport({ url: site.url, auth: { type: 'basic', username, password } }), {
-        namespace: TEC_NAMESPACE,
-        label: site.url,
-      }),
-  };
-  let stdout = '';
-  const io = {
-    argv: [],
-    env: { CALSYNC_NOW: NOW },
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: () => true },
-  };
-  const result = await execute(spec, choice, io, makeLogger(io, { quiet: true }), {});
-  return { ...result, stdout };
+  });
+  return executeVia(spec, async () => httpTarget(site.url, server, { namespace: TEC_NAMESPACE }));
 }
 
 /** What the site holds, read straight from our server (under its own namespace, past the fixture). */
-async function siteSnapshot(): Promise<Snapshot> {
-  const { url, username, password } = server;
-  const target = createTarget(createHttpTransport({ url, auth: { type: 'basic', username, password } }), {
-    namespace: 'calendar/events/v1',
-    label: url,
-  });
-  try {
-    return await snapshot(target);
-  } finally {
-    await target.close();
-  }
-}
+const siteSnapshot = () => snapshotOver(server.url, server);
 
 const slugs = (s: Snapshot) => s.events.map((e) => e.slug);
 const bySuffix = (s: Snapshot) => ({

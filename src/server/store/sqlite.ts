@@ -62,20 +62,10 @@ const ATTACHMENT =
 /** Tables of posts that can be scheduled (`future`, B.1). */
 const SCHEDULED = ['events', 'venues', 'organizers'] as const;
 
-interface TombstoneRow {
-  id: number;
-  removed_utc: string;
-  sequence: number;
+/** An event_tombstones row: SQLite's 0/1 for booleans, id lists as JSON. */
+interface TombstoneRow extends Omit<EventTombstone, 'all_day' | 'featured' | 'organizer_ids' | 'term_ids'> {
   live_sequence: number;
-  title: string;
-  timezone: string;
   all_day: number;
-  start_local: string;
-  end_local: string;
-  start_utc: string;
-  end_utc: string;
-  date_utc: string | null;
-  venue_id: number | null;
   featured: number;
   organizer_ids: string;
   term_ids: string;
@@ -328,19 +318,10 @@ export class SqliteStore implements Store {
     const sql =
       'SELECT t.*, coalesce(s.sequence, t.sequence) AS live_sequence FROM event_tombstones t ' +
       'LEFT JOIN event_sequences s ON s.event_id = t.id WHERE t.removed_utc >= ? ORDER BY t.removed_utc, t.id';
-    return this.#db.all<TombstoneRow>(sql, [sinceUtc]).map((r) => ({
-      id: r.id,
-      removed_utc: r.removed_utc,
-      sequence: Math.max(r.live_sequence, r.sequence),
-      title: r.title,
-      timezone: r.timezone,
+    return this.#db.all<TombstoneRow>(sql, [sinceUtc]).map(({ live_sequence, ...r }) => ({
+      ...r,
+      sequence: Math.max(live_sequence, r.sequence),
       all_day: r.all_day === 1,
-      start_local: r.start_local,
-      end_local: r.end_local,
-      start_utc: r.start_utc,
-      end_utc: r.end_utc,
-      date_utc: r.date_utc,
-      venue_id: r.venue_id,
       featured: r.featured === 1,
       organizer_ids: JSON.parse(r.organizer_ids) as number[],
       term_ids: JSON.parse(r.term_ids) as number[],

@@ -158,21 +158,24 @@ export interface OAuthClientRecord {
  * What a feed still knows of an event that stopped being published or was deleted (migration 5): enough
  * for a STATUS:CANCELLED entry and for the feed's filters. `removed_utc` is when it left.
  */
-export interface EventTombstone {
-  id: number;
+export interface EventTombstone
+  extends Pick<
+    EventRecord,
+    | 'id'
+    | 'title'
+    | 'timezone'
+    | 'all_day'
+    | 'start_local'
+    | 'end_local'
+    | 'start_utc'
+    | 'end_utc'
+    | 'date_utc'
+    | 'venue_id'
+    | 'featured'
+    | 'organizer_ids'
+  > {
   removed_utc: string;
   sequence: number;
-  title: string;
-  timezone: string;
-  all_day: boolean;
-  start_local: string;
-  end_local: string;
-  start_utc: string;
-  end_utc: string;
-  date_utc: string | null;
-  venue_id: number | null;
-  featured: boolean;
-  organizer_ids: number[];
   /** Categories and tags (one id sequence). */
   term_ids: number[];
 }

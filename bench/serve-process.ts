@@ -1,0 +1,80 @@
+/**
+ * What the server benchmarks (bench/server.ts, bench/export.ts) share: an editor with an application
+ * password written into the store before the server opens it, and `src/cli/serve.ts` in a child process
+ * (so that the load generator's CPU and heap do not count against it), started on a free loopback port
+ * and stopped with SIGTERM.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createAppPassword } from '../src/server/auth/app-passwords.ts';
+import type { Store } from '../src/server/store/store.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** An editor `bench` in `store`; returns its `Authorization` header (HTTP Basic, application password). */
+export async function benchEditor(store: Store): Promise<string> {
+  const user = store.insertUser({
+    login: 'bench',
+    email: 'bench@example.org',
+    role: 'editor',
+    display_name: 'Bench',
+  });
+  const { password } = await createAppPassword(store, user, 'bench', '2026-01-01 00:00:00');
+  return `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+}
+
+export interface ServeProcessOptions {
+  dataFile: string;
+  /** serve's options besides --port and --data. */
+  args?: string[];
+  /** serve's LOG_LEVEL: `info`, its default, logs two lines per request, which is not what is measured. */
+  logLevel?: string;
+  /** Write CPU profiles of the server into this folder (`--cpu-prof`). */
+  cpuProfDir?: string;
+  /** Copy the server's other stdout lines (its logs) to stderr, prefixed `server: `. */
+  echo?: boolean;
+}
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** `http://127.0.0.1:<port>`, as serve printed it. */
+  origin: string;
+}
+
+/** Starts `serve.ts --port 0` and waits (up to 20 s) for the address it prints. */
+export async function startServe(options: ServeProcessOptions): Promise<ServeProcess> {
+  const flags = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(options.cpuProfDir)] : [];
+  const serve = ['--port', '0', '--data', options.dataFile, ...(options.args ?? [])];
+  const child = spawn(process.execPath, [...flags, join(ROOT, 'src/cli/serve.ts'), ...serve], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: options.logLevel ?? 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const origin = await new Promise<string>((done, fail) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      fail(new Error('the server printed no address within 20 s'));
+    }, 20_000);
+    child.once('exit', (code) => fail(new Error(`the server exited with code ${code} before listening`)));
+    lines.on('line', (line) => {
+      const m = /at (http:\/\/\S+?)\/calendar\/events\/v1/.exec(line);
+      if (m) {
+        clearTimeout(timer);
+        done(m[1]);
+      } else if (options.echo) process.stderr.write(`server: ${line}\n`);
+    });
+  });
+  return { child, origin };
+}
+
+/** SIGTERM, and SIGKILL if it has not exited within 15 s. */
+export async function stopServe(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  await exited;
+  clearTimeout(timer);
+}
