@@ -19,12 +19,10 @@ export interface ParsedProperties {
   rule?: RuleSource;
 }
 
-// node-ical stores `X-COST` as `COST`, others lower-cased. DESCRIPTION and X-ALT-DESC are read here, not by
-// node-ical: they are the long values, and node-ical's unescaping of them was the largest single cost of the
-// source stage (bench/parse.ts).
-const MAPPED = new Set(
-  'UID SUMMARY URL STATUS CATEGORIES LOCATION GEO ORGANIZER ATTACH IMAGE X-COST'.split(' '),
-);
+// node-ical stores `X-COST` as `COST`, others lower-cased. SUMMARY, LOCATION, DESCRIPTION and X-ALT-DESC are
+// read here, not by node-ical (see readProperties); the long ones were also the largest single cost of
+// node-ical's parse in the source stage (bench/parse.ts).
+const MAPPED = new Set('UID URL STATUS CATEGORIES GEO ORGANIZER ATTACH IMAGE X-COST'.split(' '));
 
 /**
  * The fields of a VEVENT; with `recurrence` (a normalised DTSTART line and the RRULE line) also the rule.
@@ -44,12 +42,15 @@ export function readProperties(
   const parsed = ical.sync.parseICS(out.join('\r\n'));
   const event = Object.values(parsed).find((c) => c?.type === 'VEVENT') as VEvent | undefined;
   const raw = (event ?? {}) as unknown as Record<string, unknown>;
+  // SUMMARY and LOCATION are unescaped here, not by node-ical: 0.27 turns an escaped backslash before `n`
+  // (`\\n`, a literal backslash and n) into a line break and strips quotes around a whole value, and
+  // RFC 5545 §3.3.11 says neither.
   const fields: EventFields = {
-    title: text(raw.summary) ?? '',
+    title: exactText(props, 'SUMMARY') ?? '',
     organizers: organizers(raw.organizer),
     categories: categories(raw.categories),
   };
-  const description = longText(props, 'DESCRIPTION') ?? longText(props, 'X-ALT-DESC');
+  const description = exactText(props, 'DESCRIPTION') ?? exactText(props, 'X-ALT-DESC');
   if (description !== undefined) fields.description = description;
   const url = text(raw.url);
   if (url !== undefined && /^https?:\/\//i.test(url)) fields.url = url;
@@ -59,19 +60,17 @@ export function readProperties(
   if (cost !== undefined) fields.cost = cost;
   const image = imageOf(raw.image, true) ?? imageOf(raw.attach, false);
   if (image !== undefined) fields.image = image;
-  const venue = venueOf(text(raw.location), raw.geo);
+  const venue = venueOf(exactText(props, 'LOCATION'), raw.geo);
   if (venue !== undefined) fields.venue = venue;
   const rule = event?.rrule as RuleSource | undefined;
   return rule === undefined ? { fields } : { fields, rule };
 }
 
-/** The first `name` property as text (RFC 5545 §3.3.11), surrounding quotes removed as node-ical does. */
-function longText(props: ContentLine[], name: string): string | undefined {
+/** The first `name` property as TEXT (RFC 5545 §3.3.11), trimmed; undefined when absent or blank. */
+function exactText(props: ContentLine[], name: string): string | undefined {
   const line = props.find((p) => p.name === name);
   if (line === undefined) return undefined;
-  const value = unescapeText(line.value)
-    .replace(/^"(.*)"$/, '$1')
-    .trim();
+  const value = unescapeText(line.value).trim();
   return value === '' ? undefined : value;
 }
 

@@ -2,6 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { calendar, read, vevent } from './helpers.ts';
 
 describe('readIcs fields', () => {
+  it('keeps TEXT exactly as RFC 5545 escapes it: a literal backslash before n, and quotes around a value', () => {
+    const result = read(
+      calendar(
+        ...vevent(
+          'UID:exact',
+          'DTSTART:20270301T180000Z',
+          'SUMMARY:C:\\\\new folder',
+          'LOCATION:"The Barn"',
+          'DESCRIPTION:"Quoted" \\\\n is not a line break',
+        ),
+      ),
+    );
+    expect(result.records[0]).toMatchObject({
+      title: 'C:\\new folder',
+      venue: { name: '"The Barn"' },
+      description: '"Quoted" \\n is not a line break',
+    });
+  });
+
   it('maps SUMMARY, DESCRIPTION, URL, STATUS, LOCATION, GEO, ORGANIZER, CATEGORIES and an image ATTACH', () => {
     const result = read(
       calendar(
