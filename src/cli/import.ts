@@ -20,9 +20,10 @@ import { type CliIO, runMain } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';
 import { authFromEnv, chooseTarget } from './target.ts';
 
-const HELP = `Usage: npm run import -- <file.ics|file.csv> [options]
+const HELP = `Usage: npm run import -- <file.ics|file.csv|URL> [options]
 
-Imports the events of an iCalendar or CSV file, with their venues, organizers, categories and tags, into
+Imports the events of an iCalendar or CSV file (or an http, https or webcal URL: .csv URLs are read as
+CSV, anything else as iCalendar), with their venues, organizers, categories and tags, into
 the embedded server's store (default) or a calendar API. Run it again after the file changed: only the
 changes are written.
 
@@ -45,12 +46,13 @@ Options:
   -h, --help             show this help
 
 Environment, for an API target: CALSYNC_USER and CALSYNC_APP_PASSWORD (an application password), or
-CALSYNC_TOKEN (a Bearer token).
+CALSYNC_TOKEN (a Bearer token); CALSYNC_STATE_DIR, where its sync state lives (default data/sync).
 
 Exit codes: 0 everything written, 1 some items failed, 2 usage or configuration error.
 
 Examples:
   npm run import -- samples/community-calendar.ics
+  npm run import -- webcal://calendar.example.org/club.ics
   npm run import -- samples/community-calendar.csv --timezone Europe/London --dry-run
   CALSYNC_USER=editor CALSYNC_APP_PASSWORD='abcd efgh ijkl mnop qrst uvwx' \\
     npm run import -- club.ics --target https://site.example/wp-json --namespace tribe/events/v1`;
@@ -71,9 +73,10 @@ export async function main(io: CliIO): Promise<number> {
     io.stdout.write(`${HELP}\n`);
     return 0;
   }
-  if (positionals.length !== 1) return usage(io, 'expected exactly one .ics or .csv file');
+  if (positionals.length !== 1) return usage(io, 'expected exactly one .ics or .csv file, or a URL');
   const file = positionals[0];
-  const type = TYPES[extname(file).toLowerCase()];
+  const url = /^(https?|webcal):\/\//i.test(file) ? file : undefined;
+  const type = url ? urlType(url) : TYPES[extname(file).toLowerCase()];
   if (!type) return usage(io, `${file}: expected a .ics or .csv file`);
   const timezone = values.timezone === undefined ? undefined : normalizeTimezone(values.timezone);
   if (timezone === null)
@@ -105,8 +108,10 @@ export async function main(io: CliIO): Promise<number> {
     return usage(io, `--target: ${(err as Error).message}`);
   }
   const spec: RunSpec = {
-    name: `import-${slugify(basename(file)).slice(0, 50) || 'file'}`,
-    source: { type, path: resolve(file), dateFormat: values['date-format'] },
+    name: `import-${slugify(url ? url.replace(/^\w+:\/\//, '') : basename(file)).slice(0, 50) || 'file'}`,
+    source: url
+      ? { type, url, dateFormat: values['date-format'] }
+      : { type, path: resolve(file), dateFormat: values['date-format'] },
     mapping: {
       timezone,
       status,
@@ -155,6 +160,12 @@ function parse(argv: string[]) {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+}
+
+/** A URL's format by its path's extension: feeds often have none (`/calendar?ical=1`), and are iCalendar. */
+function urlType(url: string): 'ics' | 'csv' {
+  const path = new URL(url.replace(/^webcal:/i, 'https:')).pathname;
+  return extname(path).toLowerCase() === '.csv' ? 'csv' : 'ics';
 }
 
 function optionalNumber(value: string | undefined): number | undefined {

@@ -36,6 +36,9 @@ ${command === 'plan' ? '' : "  --dry-run        print the plan instead of writin
   --quiet          print only failures and one summary line per pipeline
   -h, --help       show this help
 
+Environment: CALSYNC_STATE_DIR, where the sync state of remote targets lives (default data/sync under
+the working directory; a local target's sits beside its data file). It must persist between runs.
+
 Exit codes: 0 every pipeline ok, 1 some items or pipelines failed, 2 a definition is invalid.
 
 Examples:

@@ -3,7 +3,7 @@
  * with a namespace, with credentials from the environment — never from the command line, where they would
  * end up in shell history and `ps`. Also where that target's sync state lives: one file per target.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { createHttpTransport, createTarget, type HttpAuth, openLocalTarget } from '../writer/index.ts';
@@ -19,6 +19,11 @@ export interface TargetSpec {
   concurrency?: number;
   requestsPerSecond?: number;
   timeoutMs?: number;
+  /**
+   * Where a remote target's sync state lives; default `$CALSYNC_STATE_DIR`, else `data/sync` under the
+   * working directory. A nightly job points it at a volume that outlives the container.
+   */
+  stateDir?: string;
 }
 
 export interface TargetChoice {
@@ -58,7 +63,7 @@ export function chooseTarget(spec: TargetSpec): TargetChoice {
   const label = `${url.origin}${url.pathname.replace(/\/+$/, '')} (${spec.namespace})`;
   return {
     label,
-    stateFile: resolve('data', 'sync', `${name}.db`),
+    stateFile: resolve(spec.stateDir ?? process.env.CALSYNC_STATE_DIR ?? join('data', 'sync'), `${name}.db`),
     remote: { host: url.host, concurrency: spec.concurrency, requestsPerSecond: spec.requestsPerSecond },
     open: async ({ queue, logger }: OpenOptions = {}) =>
       createTarget(createHttpTransport({ url: spec.url, auth: spec.auth, timeoutMs: spec.timeoutMs }), {
