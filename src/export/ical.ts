@@ -75,9 +75,15 @@ function escapeText(s: string): string {
   return s.replace(/[\\;,]/g, '\\$&').replace(/\r\n|\r|\n/g, '\\n');
 }
 
-/** A wire UTC date-time (`YYYY-MM-DD HH:MM:SS`) as epoch ms; NaN for `0000-00-00 00:00:00`. */
+/**
+ * A wire UTC date-time (`YYYY-MM-DD HH:MM:SS`) as epoch ms; NaN for `0000-00-00 00:00:00`. Date.UTC on the
+ * digits, not Date.parse of a built ISO string: three of these per event were 6% of a feed's render.
+ */
 function utcMillis(s: string): number {
-  return Date.parse(`${s.slice(0, 10)}T${s.slice(11, 19)}Z`);
+  const month = Number(s.slice(5, 7));
+  if (!(month >= 1)) return Number.NaN;
+  const n = (from: number) => Number(s.slice(from, from + 2));
+  return Date.UTC(Number(s.slice(0, 4)), month - 1, n(8), n(11), n(14), n(17));
 }
 
 function utcDate(s: string): Date | null {
