@@ -54,7 +54,7 @@ const peakRssMb = () => round(process.resourceUsage().maxRSS / 1024, 0);
 
 async function seed(dataFile: string): Promise<number> {
   const store = openSqliteStore(dataFile);
-  const authorization = await benchEditor(store);
+  const { authorization } = await benchEditor(store);
   const app = await buildApp({ store, siteUrl: SITE, responseCache: { maxEntries: 0, maxBytes: 0 } });
   const headers = { authorization, 'content-type': 'application/json' };
   const next = eventBodies(YEAR);

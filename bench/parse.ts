@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import ical from 'node-ical';
 import pkg from '../package.json' with { type: 'json' };
+import { DEFAULT_MAPPING } from '../src/pipeline/definition.ts';
 import { mapRecords } from '../src/pipeline/map.ts';
 import { readIcs } from '../src/sources/ics/index.ts';
 import { generateIcsWithStats } from './generate-ics.ts';
@@ -73,12 +74,7 @@ function measure(which: string, file: string): ChildFigures {
     const mapped = mapRecords(result.records, {
       pipeline: 'bench-parse',
       timezone: result.calendar.timezone ?? 'UTC',
-      status: 'publish',
-      categories: [],
-      tags: [],
-      featured: false,
-      show_map: true,
-      show_map_link: true,
+      ...DEFAULT_MAPPING,
     });
     records = result.records.length;
     entities = mapped.entities.length;

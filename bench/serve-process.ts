@@ -12,8 +12,10 @@ import type { Store } from '../src/server/store/store.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
-/** An editor `bench` in `store`; returns its `Authorization` header (HTTP Basic, application password). */
-export async function benchEditor(store: Store): Promise<string> {
+/** An editor `bench` in `store`: its application password and `Authorization` header (HTTP Basic). */
+export async function benchEditor(
+  store: Store,
+): Promise<{ login: string; password: string; authorization: string }> {
   const user = store.insertUser({
     login: 'bench',
     email: 'bench@example.org',
@@ -21,7 +23,11 @@ export async function benchEditor(store: Store): Promise<string> {
     display_name: 'Bench',
   });
   const { password } = await createAppPassword(store, user, 'bench', '2026-01-01 00:00:00');
-  return `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`;
+  return {
+    login: 'bench',
+    password,
+    authorization: `Basic ${Buffer.from(`bench:${password}`).toString('base64')}`,
+  };
 }
 
 export interface ServeProcessOptions {

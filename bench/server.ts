@@ -65,7 +65,7 @@ const progress = (s: string) => process.stderr.write(`bench:server: ${s}\n`);
 async function makeUser(dataFile: string): Promise<string> {
   const store = openSqliteStore(dataFile);
   try {
-    return await benchEditor(store);
+    return (await benchEditor(store)).authorization;
   } finally {
     store.close();
   }

@@ -20,9 +20,9 @@ import { parseArgs } from 'node:util';
 import pkg from '../package.json' with { type: 'json' };
 import type { RunReport } from '../src/pipeline/report.ts';
 import { buildApp } from '../src/server/app.ts';
-import { createAppPassword } from '../src/server/auth/app-passwords.ts';
 import { openSqliteStore } from '../src/server/store/sqlite.ts';
 import { prng } from './prng.ts';
+import { benchEditor } from './serve-process.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const NOW = new Date('2027-01-01T00:00:00Z');
@@ -114,13 +114,7 @@ let arrivals: Arrival[] = [];
 
 async function startServer() {
   const store = openSqliteStore(join(dir, 'site.db'));
-  const user = store.insertUser({
-    login: 'importer',
-    email: 'importer@example.org',
-    role: 'editor',
-    display_name: 'Importer',
-  });
-  const { password } = await createAppPassword(store, user, 'bench', '2026-01-01 00:00:00');
+  const { password } = await benchEditor(store);
   const app = await buildApp({ store, siteUrl: 'http://127.0.0.1:8080' });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   app.server.on('request', (req) => arrivals.push({ method: req.method ?? '', at: performance.now() }));
@@ -138,7 +132,7 @@ function pipeline(file: string, source: string, rate: string[]): void {
     `  url: \${BENCH_URL}`,
     '  auth:',
     '    type: basic',
-    '    username: importer',
+    '    username: bench',
     `    password: \${BENCH_PASSWORD}`,
     '  rate:',
     ...rate.map((l) => `    ${l}`),

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsToIcal } from '../../src/export/ical.ts';
+import { DEFAULT_MAPPING } from '../../src/pipeline/definition.ts';
 import { mapRecords } from '../../src/pipeline/map.ts';
 import { decodeEntities } from '../../src/server/formats/text.ts';
 import type { WireEvent } from '../../src/server/formats/wire.ts';
@@ -109,12 +110,7 @@ describe('export then import', () => {
         const { entities } = mapRecords(read.records, {
           pipeline: 'roundtrip',
           timezone: read.calendar.timezone, // as a run does (src/pipeline/run.ts)
-          status: 'publish',
-          categories: [],
-          tags: [],
-          featured: false,
-          show_map: true,
-          show_map_link: true,
+          ...DEFAULT_MAPPING,
         });
         const events = entities.filter((e) => e.kind === 'event');
         expect(events).toHaveLength(wire.length);
