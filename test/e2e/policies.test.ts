@@ -257,4 +257,30 @@ describe('update policies', () => {
       'Evening 3',
     ]);
   });
+  it('preserve-local-edits keeps a draft an editor published as published when the source changes it', async () => {
+    // pipelines/wordpress-example.yaml: events arrive as drafts and an editor publishes them.
+    const file = at('review.yaml');
+    await writeFile(
+      file,
+      `name: review\nsource:\n  type: ics\n  path: review.ics\ntarget:\n  data: ${at('review.db')}\nmapping:\n  status: draft\npolicies:\n  update: preserve-local-edits\n`,
+    );
+    await writeFile(at('review.ics'), calendar([1, 2]));
+    expect((await sync(file)).code).toBe(0);
+    const id1 = (await events('review')).byTitle.get('Evening 1')?.id as number;
+    const site = await openLocalTarget({ dataFile: at('review.db') });
+    await site.update('event', id1, { status: 'publish' });
+    await site.close();
+
+    await writeFile(
+      at('review.ics'),
+      calendar([1, 2], { 1: { title: 'Evening 1 (moved)', start: '200000' } }),
+    );
+    const run = await sync(file);
+    expect(run.code).toBe(0);
+    expect(run.report.conflicts).toEqual([]); // the source did not change the status: nothing to report
+    const after = await events('review');
+    const e1 = after.byTitle.get('Evening 1 (moved)');
+    expect(e1?.body).toMatchObject({ status: 'publish', start_date: '2026-12-01 20:00:00' });
+    expect(after.byTitle.get('Evening 2')?.body.status).toBe('draft');
+  });
 });
