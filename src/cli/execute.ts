@@ -50,6 +50,7 @@ export async function execute(
     const { plan, report } = await runPipeline(spec, {
       runId,
       openTarget: () => target.open({ logger: log }),
+      targetIsNew: target.isNew?.(),
       dryRun: options.dryRun,
       forceDelete: options.forceDelete,
       // Reproducible runs (tests, re-running last night's job): the recurrence window is around this instant.

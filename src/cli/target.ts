@@ -3,6 +3,7 @@
  * with a namespace, with credentials from the environment — never from the command line, where they would
  * end up in shell history and `ps`. Also where that target's sync state lives: one file per target.
  */
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type PQueue from 'p-queue';
 import type { Logger } from 'pino';
@@ -39,6 +40,8 @@ export interface TargetChoice {
    * logs its retries to `logger` (the run's, so that they carry its run id).
    */
   open: (options?: OpenOptions) => Promise<Target>;
+  /** Nothing can be on the target yet: a local store whose file does not exist. */
+  isNew?: () => boolean;
 }
 
 export interface OpenOptions {
@@ -54,6 +57,7 @@ export function chooseTarget(spec: TargetSpec): TargetChoice {
       // Beside the data file: `data/calendar.db` → `data/calendar.sync.db`.
       stateFile: `${data.replace(/\.(db|sqlite3?)$/, '')}.sync.db`,
       open: () => openLocalTarget({ dataFile: data, concurrency: spec.concurrency }),
+      isNew: () => !existsSync(data),
     };
   }
   const url = new URL(spec.url);

@@ -43,6 +43,11 @@ export interface RunOptions {
    * knows nothing of the pipeline (rebuilt from the target), or preserve-local-edits.
    */
   openTarget: () => Promise<Target>;
+  /**
+   * The target cannot hold anything yet (a local store whose file does not exist): a dry run without a
+   * state file then plans creates without opening it, which would create the file.
+   */
+  targetIsNew?: boolean;
   dryRun?: boolean;
   forceDelete?: boolean;
   now?: Date;
@@ -120,9 +125,11 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       return target;
     };
     let items = state?.items(spec.name) ?? [];
-    if (state && items.length === 0 && mapped.entities.length > 0) {
+    const canRebuild = state !== undefined || !options.targetIsNew;
+    if (canRebuild && items.length === 0 && mapped.entities.length > 0) {
       // A state that knows nothing of this pipeline (first run, or its file was lost): what an earlier run
-      // wrote is recognised on the target by slug and natural key and taken over, not created again.
+      // wrote is recognised on the target by slug and natural key and taken over, not created again. A dry
+      // run without a state file reads the same, so that its plan is what a real run would do.
       const t = await open();
       items = await rebuildState(t, mapped.entities);
       if (items.length > 0) {

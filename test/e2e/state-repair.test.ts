@@ -3,9 +3,11 @@
  * pipeline wrote on the target — events by their slug suffix, venues, organizers and terms by name — and
  * creates nothing twice, for every kind. `npm run state -- show|forget` on the way.
  */
+import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as planMain } from '../../src/cli/plan.ts';
 import { main as stateMain } from '../../src/cli/state.ts';
 import { main as syncMain } from '../../src/cli/sync.ts';
 import type { RunReport } from '../../src/pipeline/report.ts';
@@ -49,6 +51,18 @@ const itemCounts = () => {
 };
 
 describe('a deleted sync state file', () => {
+  it('is read around by npm run plan: the plan creates nothing and no state file is left behind', async () => {
+    for (const suffix of ['', '-wal', '-shm']) await rm(at(`calendar.sync.db${suffix}`), { force: true });
+    const run = await runCli(planMain, [file]);
+    expect(run.code, run.stderr).toBe(0);
+    // created updated unchanged deleted skipped failed
+    expect(run.stdout).toMatch(/^events\s+0\s+0\s+\d+\s+0\s+1\s+0$/m);
+    expect(run.stdout).toMatch(/^venues\s+0\s+0\s+17\s/m);
+    expect(existsSync(at('calendar.sync.db'))).toBe(false);
+    expect(await snapshotOf(at('calendar.db'))).toEqual(clean);
+    expect((await sync()).code).toBe(0); // the state back, as the next test expects it
+  });
+
   it('is rebuilt by the next run from the target: nothing created, nothing written, every kind taken over', async () => {
     const before = itemCounts();
     expect(before).toMatchObject({ category: 10, tag: 1, venue: 17, organizer: 11 });
