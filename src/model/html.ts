@@ -184,6 +184,33 @@ export function htmlToText(html: string): string {
     .trim();
 }
 
+/**
+ * The one form in which what a site shows is compared with what was sent (contract C.22). Sites return
+ * titles, names and descriptions rendered: entities (`&#8217;`, `&amp;`), paragraphs and `<br />`, and
+ * WordPress's texturizer (straight quotes → curly, `--` → en dash, `...` → ellipsis, ` (tm)` → ™, `2x4` →
+ * 2×4). Both sides are taken to plain text, typographic variants folded to their ASCII forms and blanks
+ * collapsed; case is kept (a change of case is a change).
+ */
+export function comparableText(value: string): string {
+  return htmlToText(value)
+    .replace(/\u2122/g, '(tm)')
+    .normalize('NFKC')
+    .replace(TYPOGRAPHIC, (c) => TYPOGRAPHIC_FOLD[c] ?? c)
+    .replace(/''|``/g, '"')
+    .replace(/-{2,}/g, '-')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+// biome-ignore format: a table reads better packed
+const TYPOGRAPHIC_FOLD: Record<string, string> = {
+  '\u2018': "'", '\u2019': "'", '\u201a': "'", '\u201b': "'", '\u2032': "'", '\u2035': "'",
+  '\u201c': '"', '\u201d': '"', '\u201e': '"', '\u201f': '"', '\u2033': '"', '\u2036': '"',
+  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-',
+  '\u00d7': 'x', '\u00ad': '',
+};
+const TYPOGRAPHIC = new RegExp(`[${Object.keys(TYPOGRAPHIC_FOLD).join('')}]`, 'g');
+
 // The named entities WordPress and editors actually produce; others are left as typed.
 // biome-ignore format: a table reads better packed
 const NAMED_ENTITIES: Record<string, string> = {

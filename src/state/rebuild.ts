@@ -12,7 +12,7 @@
  * unchanged; any other (or one whose image cannot be compared) as needing one update — never a create, so
  * nothing is doubled.
  */
-import { htmlToText } from '../model/html.ts';
+import { comparableText } from '../model/html.ts';
 import { canonical, type Desired, hashOf } from '../pipeline/desired.ts';
 import { fieldHashes } from '../pipeline/local-edits.ts';
 import { resendBody } from '../writer/resend-body.ts';
@@ -63,11 +63,11 @@ export async function rebuildState(target: Target, desired: readonly Desired[]):
   return items;
 }
 
-const normalise = (s: unknown) =>
-  htmlToText(typeof s === 'string' ? s : s === undefined || s === null ? '' : String(s))
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
+/** Text as the site shows it and as the source has it, in one form (C.22). */
+const text = (s: unknown) =>
+  comparableText(typeof s === 'string' ? s : s === undefined || s === null ? '' : String(s));
+/** Names match as TEC's create-or-find matches them: case-insensitively (C.10). */
+const normalise = (s: unknown) => text(s).toLowerCase();
 
 /** Is `remote` the item `d` stands for? (The natural key, or for events the slug suffix.) */
 function matches(d: Desired, remote: Remote): boolean {
@@ -114,7 +114,7 @@ function looksSame(d: Desired, remote: Remote, idOf: IdOf): boolean {
       const sorted = (xs: unknown[]) => JSON.stringify([...xs].map(String).sort());
       if (!Array.isArray(got) || sorted(value) !== sorted(got)) return false;
     } else if (typeof value === 'string' || typeof got === 'string') {
-      if (normalise(value) !== normalise(got)) return false;
+      if (text(value) !== text(got)) return false;
     } else if ((value ?? null) !== (got ?? null)) return false;
   }
   return true;
@@ -125,5 +125,5 @@ function sameCost(want: unknown, got: unknown): boolean {
   const numbers = (s: string) => s.match(/\d+(?:[.,]\d+)?/g)?.map((n) => Number(n.replace(',', '.'))) ?? [];
   const a = typeof want === 'string' ? numbers(want) : [];
   const b = Array.isArray(got) ? got.flatMap((g) => numbers(String(g))) : [];
-  return a.length > 0 ? JSON.stringify(a) === JSON.stringify(b) : normalise(want) === normalise(got);
+  return a.length > 0 ? JSON.stringify(a) === JSON.stringify(b) : text(want) === text(got);
 }

@@ -35,6 +35,9 @@ const PLURAL: Readonly<Record<Kind, string>> = {
 };
 const isTerm = (kind: Kind) => kind === 'category' || kind === 'tag';
 
+/** Event fields TEC refuses as empty strings (C.21). */
+const EMPTY_REFUSED = ['excerpt', 'image'] as const;
+
 /** Every status but trash (C.14: `any` is a 400; editors' default would do, but not for other roles). */
 const ALL_STATUSES = 'publish,future,draft,pending,private';
 
@@ -76,10 +79,23 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
     }
   };
 
-  const update = (kind: Kind, id: number, body: Doc) =>
-    remote({ method: 'POST', path: item(kind, id), body });
+  /**
+   * C.21: TEC refuses `"excerpt": ""` and `"image": ""` (400 rest_invalid_param). Where updates replace the
+   * whole item, leaving an empty field out clears it just the same; where they are partial (ours), the empty
+   * string is what clears it, so it stays.
+   */
+  const wire = (kind: Kind, body: Doc): Doc => {
+    if (kind !== 'event' || !capabilities.updatesReplace) return body;
+    const out = { ...body };
+    for (const field of EMPTY_REFUSED) if (out[field] === '') delete out[field];
+    return out;
+  };
 
-  const create = async (kind: Kind, body: Doc): Promise<Remote> => {
+  const update = (kind: Kind, id: number, body: Doc) =>
+    remote({ method: 'POST', path: item(kind, id), body: wire(kind, body) });
+
+  const create = async (kind: Kind, doc: Doc): Promise<Remote> => {
+    const body = wire(kind, doc);
     const req: TransportRequest = { method: 'POST', path: collection(kind), body };
     if (kind === 'event')
       return remote(
@@ -114,7 +130,7 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
         if (capabilities.updatesReplace) {
           const current = await get(kind, id);
           if (!current) return;
-          body = { ...resendBody(kind, current.body), status: 'draft' };
+          body = wire(kind, { ...resendBody(kind, current.body), status: 'draft' });
         }
         await call({ method: 'POST', path: item(kind, id), body });
         return;
