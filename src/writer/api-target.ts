@@ -10,6 +10,7 @@
  */
 
 import { capabilitiesFor } from './capabilities.ts';
+import { withoutEmptyStrings } from './empty-strings.ts';
 import { WriteError } from './errors.ts';
 import { createRequester, type RequesterOptions } from './requester.ts';
 import { resendBody } from './resend-body.ts';
@@ -34,9 +35,6 @@ const PLURAL: Readonly<Record<Kind, string>> = {
   event: 'events',
 };
 const isTerm = (kind: Kind) => kind === 'category' || kind === 'tag';
-
-/** Event fields TEC refuses as empty strings (C.21). */
-const EMPTY_REFUSED = ['excerpt', 'image'] as const;
 
 /** Every status but trash (C.14: `any` is a 400; editors' default would do, but not for other roles). */
 const ALL_STATUSES = 'publish,future,draft,pending,private';
@@ -79,17 +77,9 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
     }
   };
 
-  /**
-   * C.21: TEC refuses `"excerpt": ""` and `"image": ""` (400 rest_invalid_param). Where updates replace the
-   * whole item, leaving an empty field out clears it just the same; where they are partial (ours), the empty
-   * string is what clears it, so it stays.
-   */
-  const wire = (kind: Kind, body: Doc): Doc => {
-    if (kind !== 'event' || !capabilities.updatesReplace) return body;
-    const out = { ...body };
-    for (const field of EMPTY_REFUSED) if (out[field] === '') delete out[field];
-    return out;
-  };
+  /** C.21: the empty strings a real TEC site refuses, put as it accepts them (emptyStrings.ts). */
+  const wire = (kind: Kind, body: Doc): Doc =>
+    capabilities.refusesEmptyStrings ? withoutEmptyStrings(kind, body) : body;
 
   const update = (kind: Kind, id: number, body: Doc) =>
     remote({ method: 'POST', path: item(kind, id), body: wire(kind, body) });

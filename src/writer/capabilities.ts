@@ -6,8 +6,18 @@
 import type { TargetCapabilities } from './target.ts';
 
 const KNOWN: Readonly<Record<string, TargetCapabilities>> = Object.freeze({
-  'calendar/events/v1': Object.freeze({ updatesReplace: false, permanentDelete: true, maxPerPage: 50 }),
-  'tribe/events/v1': Object.freeze({ updatesReplace: true, permanentDelete: false, maxPerPage: 50 }),
+  'calendar/events/v1': Object.freeze({
+    updatesReplace: false,
+    permanentDelete: true,
+    maxPerPage: 50,
+    refusesEmptyStrings: false,
+  }),
+  'tribe/events/v1': Object.freeze({
+    updatesReplace: true,
+    permanentDelete: false,
+    maxPerPage: 50,
+    refusesEmptyStrings: true,
+  }),
 });
 
 /** An unknown namespace (a fork or a newer TEC) gets TEC's assumptions: they lose nothing anywhere. */

@@ -23,6 +23,11 @@ export interface TargetCapabilities {
   maxPerPage: number;
   /** `DELETE …?force=true` removes permanently (ours); TEC 6.2.6 ignores it and trashes (C.16). */
   permanentDelete: boolean;
+  /**
+   * The API's validators refuse `""` for some optional fields (TEC 6.2.6, contract C.21): the writer sends
+   * those the way the site accepts and that means the same (empty-strings.ts).
+   */
+  refusesEmptyStrings: boolean;
 }
 
 /** How an item leaves the target, by deletion policy (spec/pipeline.md, Policies). */

@@ -1,0 +1,122 @@
+/**
+ * The real TEC site of the suite (started by global-setup.ts) and what its tests share: a reset between
+ * tests, writer targets as each WordPress role, and the real CLI run against the site as a child process.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, inject } from 'vitest';
+import { comparableText } from '../../src/model/html.ts';
+import type { RunReport } from '../../src/pipeline/report.ts';
+import { createHttpTransport, createTarget, type Target } from '../../src/writer/index.ts';
+import { ROOT, type snapshot, spawnImport } from '../e2e/helpers.ts';
+
+const run = promisify(execFile);
+
+export type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber';
+
+export interface RealTec {
+  /** The kit folder (start.sh, reset.sh, stop.sh). */
+  kit: string;
+  /** REST root, e.g. `http://127.0.0.1:41234/wp-json`. */
+  url: string;
+  siteUrl: string;
+  namespace: string;
+  workdir: string;
+  users: Record<Role, { username: string; password: string }>;
+}
+
+const provided = inject('realTec');
+export const site: RealTec | undefined = 'skip' in provided ? undefined : provided;
+
+/** `describe` that runs only with a real site, and says why it does not otherwise. */
+export function describeRealTec(name: string, body: (site: RealTec) => void): void {
+  if ('skip' in provided) {
+    describe.skip(`${name} — skipped: ${provided.skip}`, () => {});
+    return;
+  }
+  describe(name, () => body(provided));
+}
+
+/** Back to the freshly installed site (~0.3 s). No request may be in flight. */
+export async function resetSite(tec: RealTec): Promise<void> {
+  await run(join(tec.kit, 'reset.sh'), [tec.workdir]);
+}
+
+/** A writer target on the site as `role` (an editor by default, as the README recommends). */
+export function tecTarget(tec: RealTec, role: Role = 'editor', concurrency = 4): Target {
+  const { username, password } = tec.users[role];
+  return createTarget(createHttpTransport({ url: tec.url, auth: { type: 'basic', username, password } }), {
+    namespace: tec.namespace,
+    label: tec.url,
+    concurrency,
+    retries: { attempts: 3, baseMs: 50, capMs: 500 },
+  });
+}
+
+export async function workspace(): Promise<{ dir: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'calsync-real-tec-'));
+  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+export interface CliRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+  report?: RunReport;
+}
+
+/**
+ * `npm run import -- <args> --target $TEC_URL --namespace tribe/events/v1` as a real process in `cwd`
+ * (its sync state in `cwd/data/sync`), with the role's application password in the environment.
+ */
+export async function importInto(
+  tec: RealTec,
+  cwd: string,
+  args: string[],
+  options: { role?: Role; password?: string } = {},
+): Promise<CliRun> {
+  const user = tec.users[options.role ?? 'editor'];
+  const report = join(cwd, `report-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
+  const { exited } = spawnImport(
+    [...args, '--target', tec.url, '--namespace', tec.namespace, '--report', report],
+    cwd,
+    { CALSYNC_USER: user.username, CALSYNC_APP_PASSWORD: options.password ?? user.password },
+  );
+  const result = await exited;
+  const text = await readFile(report, 'utf8').catch(() => undefined);
+  return { ...result, report: text ? (JSON.parse(text) as RunReport) : undefined };
+}
+
+type Snapshot = Awaited<ReturnType<typeof snapshot>>;
+
+/**
+ * A snapshot with every title and name in the normal form of contract C.22: the site shows them texturized
+ * (curly quotes, `&#8217;`), our server and the source do not. Slugs compared by their key suffix (a slug is
+ * set at creation, and the site may add `-2`).
+ */
+export function comparable(s: Snapshot) {
+  const t = (v: unknown) => comparableText(String(v));
+  const ts = (xs: unknown[]) => xs.map(t).sort();
+  return {
+    events: s.events
+      .map((e) => ({
+        ...e,
+        slug: /-([0-9a-f]{10})(?:-\d+)?$/.exec(String(e.slug))?.[1] ?? e.slug,
+        title: t(e.title),
+        venue: e.venue === null ? null : t(e.venue),
+        organizers: ts(e.organizers),
+        categories: ts(e.categories),
+        tags: ts(e.tags),
+      }))
+      .sort((a, b) => String(a.slug).localeCompare(String(b.slug))),
+    venues: ts(s.venues),
+    organizers: ts(s.organizers),
+    categories: ts(s.categories),
+    tags: ts(s.tags),
+  };
+}
+
+export { ROOT };
