@@ -2,7 +2,7 @@
  * The real TEC site of the suite (started by global-setup.ts) and what its tests share: a reset between
  * tests, writer targets as each WordPress role, and the real CLI run against the site as a child process.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { describe, inject } from 'vitest';
 import { comparableText } from '../../src/model/html.ts';
 import type { RunReport } from '../../src/pipeline/report.ts';
 import { createHttpTransport, createTarget, type Target } from '../../src/writer/index.ts';
-import { ROOT, type snapshot, spawnImport } from '../e2e/helpers.ts';
+import { NOW, ROOT, type snapshot, spawnImport } from '../e2e/helpers.ts';
 
 const run = promisify(execFile);
 
@@ -61,6 +61,31 @@ export async function workspace(): Promise<{ dir: string; remove(): Promise<void
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/** A calsync command (`src/cli/<command>.ts`) as a real process in `cwd`, as `npm run <command>` runs it. */
+export function runCommand(command: string, argv: string[], cwd: string, env: Record<string, string> = {}) {
+  return new Promise<{ code: number | null; output: string; stdout: string }>((done) => {
+    const child = spawn(process.execPath, [join(ROOT, 'src', 'cli', `${command}.ts`), ...argv], {
+      cwd,
+      env: { ...process.env, CALSYNC_NOW: NOW, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let stdout = '';
+    child.stdout.on('data', (d) => {
+      output += d;
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => (output += d));
+    child.on('exit', (code) => done({ code, output, stdout }));
+  });
+}
+
+/** CALSYNC_USER and CALSYNC_APP_PASSWORD of a role, as a user sets them for an API target. */
+export const credentials = (tec: RealTec, role: Role = 'editor') => ({
+  CALSYNC_USER: tec.users[role].username,
+  CALSYNC_APP_PASSWORD: tec.users[role].password,
+});
+
 export interface CliRun {
   code: number | null;
   signal: NodeJS.Signals | null;
@@ -78,12 +103,14 @@ export async function importInto(
   args: string[],
   options: { role?: Role; password?: string } = {},
 ): Promise<CliRun> {
-  const user = tec.users[options.role ?? 'editor'];
   const report = join(cwd, `report-${Date.now()}-${Math.random().toString(36).slice(2)}.json`);
   const { exited } = spawnImport(
     [...args, '--target', tec.url, '--namespace', tec.namespace, '--report', report],
     cwd,
-    { CALSYNC_USER: user.username, CALSYNC_APP_PASSWORD: options.password ?? user.password },
+    {
+      ...credentials(tec, options.role),
+      ...(options.password ? { CALSYNC_APP_PASSWORD: options.password } : {}),
+    },
   );
   const result = await exited;
   const text = await readFile(report, 'utf8').catch(() => undefined);

@@ -1,0 +1,166 @@
+/**
+ * `npm run import -- <file> --target $TEC_URL --namespace tribe/events/v1`, as the README says, into the real
+ * TEC 6.2.6 site: the samples import with no failure and equal a clean local import, a re-run and a lost
+ * sync state cost no write, one change costs exactly its writes, and `npm run export -- --from` gives back
+ * what the site lists, as ical.js reads it.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import ICAL from 'ical.js';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { comparableText } from '../../src/model/html.ts';
+import { SAMPLE_CSV, SAMPLE_ICS, snapshot, writesOf } from '../e2e/helpers.ts';
+import { cleanImport } from '../e2e/remote-run.ts';
+import { ics, smallEvents } from './calendar.ts';
+import {
+  comparable,
+  credentials,
+  describeRealTec,
+  importInto,
+  resetSite,
+  runCommand,
+  tecTarget,
+  workspace,
+} from './site.ts';
+
+describeRealTec('npm run import into a real TEC 6.2.6 site', (tec) => {
+  let ws: Awaited<ReturnType<typeof workspace>>;
+  beforeEach(async () => {
+    await resetSite(tec);
+    ws = await workspace();
+  });
+  afterEach(async () => {
+    await ws.remove();
+  });
+
+  const siteSnapshot = async () => {
+    const target = tecTarget(tec);
+    try {
+      return comparable(await snapshot(target));
+    } finally {
+      await target.close();
+    }
+  };
+
+  it('the sample .ics: all created, equal to a clean local import; a re-run and a lost sync state write nothing', async () => {
+    const clean = await cleanImport(join(ws.dir, 'clean'), SAMPLE_ICS);
+    const first = await importInto(tec, ws.dir, [SAMPLE_ICS]);
+    expect(first.code, first.output).toBe(0);
+    expect(first.report?.counts.event).toMatchObject({ created: clean.events.length, failed: 0 });
+    expect(await siteSnapshot()).toEqual(comparable(clean));
+
+    const again = await importInto(tec, ws.dir, [SAMPLE_ICS]);
+    expect(again.code, again.output).toBe(0);
+    expect(writesOf(again.report!)).toBe(0);
+
+    await rm(join(ws.dir, 'data', 'sync'), { recursive: true });
+    const rebuilt = await importInto(tec, ws.dir, [SAMPLE_ICS]);
+    expect(rebuilt.code, rebuilt.output).toBe(0);
+    expect(rebuilt.report?.counts.event).toMatchObject({
+      unchanged: clean.events.length,
+      created: 0,
+      updated: 0,
+    });
+    expect(writesOf(rebuilt.report!)).toBe(0);
+  });
+
+  it('the sample .csv: all created, equal to a clean local import; a re-run writes nothing', async () => {
+    const first = await importInto(tec, ws.dir, [SAMPLE_CSV]);
+    expect(first.code, first.output).toBe(0);
+    expect(first.report?.counts.event.failed).toBe(0);
+    expect(first.report?.counts.event.created).toBeGreaterThan(50);
+    expect(await siteSnapshot()).toEqual(comparable(await cleanImport(join(ws.dir, 'clean'), SAMPLE_CSV)));
+    const again = await importInto(tec, ws.dir, [SAMPLE_CSV]);
+    expect(again.code, again.output).toBe(0);
+    expect(writesOf(again.report!)).toBe(0);
+  });
+
+  it('names and texts the site renders (quotes, ampersands, dashes): a lost state costs 0 writes, one change exactly its writes', async () => {
+    const file = join(ws.dir, 'club.ics');
+    const events = smallEvents(8);
+    await writeFile(file, ics(events));
+    const first = await importInto(tec, ws.dir, [file]);
+    expect(first.code, first.output).toBe(0);
+    expect(first.report?.counts.event.created).toBe(8);
+
+    await rm(join(ws.dir, 'data', 'sync'), { recursive: true });
+    const rebuilt = await importInto(tec, ws.dir, [file]);
+    expect(rebuilt.code, rebuilt.output).toBe(0);
+    expect(writesOf(rebuilt.report!), JSON.stringify(rebuilt.report?.counts)).toBe(0);
+
+    // A new title, a new description, and a description removed: three event updates, nothing else.
+    const changed = events.map((e) =>
+      e.uid === 'quiz@club.example'
+        ? { ...e, title: "St Mary's Quiz Night -- Christmas Special" }
+        : e.uid === 'screening@club.example'
+          ? { ...e, description: 'Now with "live" music & an interval.' }
+          : e.uid === 'fair@club.example'
+            ? { ...e, description: undefined }
+            : e,
+    );
+    await writeFile(file, ics(changed));
+    const update = await importInto(tec, ws.dir, [file]);
+    expect(update.code, update.output).toBe(0);
+    expect(update.report?.counts.event).toMatchObject({ updated: 3, created: 0, unchanged: 5 });
+    expect(update.report?.requests).toMatchObject({ POST: 3, DELETE: 0 });
+
+    const target = tecTarget(tec);
+    try {
+      const byTitle = new Map<string, Record<string, unknown>>();
+      for await (const r of target.list('event')) byTitle.set(comparableText(String(r.body.title)), r.body);
+      expect(byTitle.has("St Mary's Quiz Night - Christmas Special")).toBe(true);
+      expect(comparableText(String(byTitle.get('Film & Theatre: "Casablanca" (1942)')?.description))).toBe(
+        'Now with "live" music & an interval.',
+      );
+      expect(byTitle.get('Spring Fair')?.description).toBe('');
+    } finally {
+      await target.close();
+    }
+    const after = await importInto(tec, ws.dir, [file]);
+    expect(writesOf(after.report!)).toBe(0);
+  });
+
+  it('npm run export -- --from the site gives the events the site lists, as ical.js reads them', async () => {
+    const file = join(ws.dir, 'club.ics');
+    await writeFile(file, ics(smallEvents(8)));
+    expect((await importInto(tec, ws.dir, [file])).code).toBe(0);
+
+    const out = join(ws.dir, 'site.ics');
+    const exported = await runCommand(
+      'export',
+      ['--from', tec.url, '--namespace', tec.namespace, '--out', out, '--past-days', '3650'],
+      ws.dir,
+      credentials(tec),
+    );
+    expect(exported.code, exported.output).toBe(0);
+    const calendar = new ICAL.Component(
+      ICAL.parse(await (await import('node:fs/promises')).readFile(out, 'utf8')),
+    );
+    for (const tz of calendar.getAllSubcomponents('vtimezone')) ICAL.TimezoneService.register(tz);
+    const fromFeed = calendar
+      .getAllSubcomponents('vevent')
+      .map((v) => {
+        const e = new ICAL.Event(v);
+        return {
+          title: comparableText(e.summary),
+          start: e.startDate.isDate ? e.startDate.toString() : e.startDate.toJSDate().toISOString(),
+          venue: e.location ? comparableText(e.location.split(',')[0]) : null,
+        };
+      })
+      .sort((a, b) => a.start.localeCompare(b.start));
+
+    // The site's own public list, read without calsync.
+    const res = await fetch(
+      `${tec.url}/${tec.namespace}/events?start_date=1900-01-01&end_date=2100-12-31&per_page=50`,
+    );
+    const listed = ((await res.json()) as { events: Record<string, any>[] }).events
+      .map((e) => ({
+        title: comparableText(e.title),
+        start: e.all_day ? e.start_date.slice(0, 10) : `${e.utc_start_date.replace(' ', 'T')}.000Z`,
+        venue: e.venue?.venue ? comparableText(e.venue.venue) : null,
+      }))
+      .sort((a, b) => a.start.localeCompare(b.start));
+    expect(fromFeed).toHaveLength(8);
+    expect(fromFeed).toEqual(listed);
+  });
+});
