@@ -70,7 +70,7 @@ export function smallEvents(n = 8): SmallEvent[] {
   return [...base, ...more].slice(0, n);
 }
 
-const escape = (s: string) =>
+const escapeText = (s: string) =>
   s.replace(/\\/g, '\\\\').replace(/;/g, '\\;').replace(/,/g, '\\,').replace(/\n/g, '\\n');
 
 export function ics(events: readonly SmallEvent[]): string {
@@ -88,11 +88,11 @@ export function ics(events: readonly SmallEvent[]): string {
       `DTSTART${e.start}`,
       `DTEND${e.end}`,
     );
-    lines.push(`SUMMARY:${escape(e.title)}`);
-    if (e.description) lines.push(`DESCRIPTION:${escape(e.description)}`);
-    if (e.location) lines.push(`LOCATION:${escape(e.location)}`);
+    lines.push(`SUMMARY:${escapeText(e.title)}`);
+    if (e.description) lines.push(`DESCRIPTION:${escapeText(e.description)}`);
+    if (e.location) lines.push(`LOCATION:${escapeText(e.location)}`);
     if (e.organizer) lines.push(`ORGANIZER;CN="${e.organizer}":mailto:events@club.example`);
-    if (e.categories) lines.push(`CATEGORIES:${e.categories.map(escape).join(',')}`);
+    if (e.categories) lines.push(`CATEGORIES:${e.categories.map(escapeText).join(',')}`);
     if (e.url) lines.push(`URL:${e.url}`);
     if (e.attach) lines.push(`ATTACH;FMTTYPE=image/png:${e.attach}`);
     lines.push('END:VEVENT');
