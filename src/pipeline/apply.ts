@@ -165,6 +165,15 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
           throw err;
         }
       }
+      // A site may accept an image URL and still attach nothing (TEC 6.2.6 does for a body that is no image).
+      if (
+        !warning &&
+        d.kind === 'event' &&
+        d.fields.image &&
+        !('image' in (action.keep ?? {})) &&
+        !sent.remote.body.image
+      )
+        warning = `image ${d.fields.image} was not attached by the target (it answered without an image)`;
       remember(sent.outcome === 'created' ? { ...action, keep: undefined } : action, d, sent.remote);
       return settle(action, sent.outcome, sent.remote.id, undefined, warning);
     } catch (err) {

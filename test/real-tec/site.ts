@@ -3,7 +3,7 @@
  * tests, writer targets as each WordPress role, and the real CLI run against the site as a child process.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -115,6 +115,47 @@ export async function importInto(
   const result = await exited;
   const text = await readFile(report, 'utf8').catch(() => undefined);
   return { ...result, report: text ? (JSON.parse(text) as RunReport) : undefined };
+}
+
+/**
+ * A pipeline file in `dir` that syncs `source` (a file name in `dir`) into the site, its credentials from
+ * the environment as the README's pipelines take them; `extra` adds YAML lines (mapping, policies, rate).
+ */
+export async function pipelineFile(
+  tec: RealTec,
+  dir: string,
+  name: string,
+  source: string,
+  extra: string[] = [],
+): Promise<string> {
+  const file = join(dir, `${name}.yaml`);
+  const yaml = [
+    `name: ${name}`,
+    'source:',
+    '  type: ics',
+    `  path: ${source}`,
+    'target:',
+    `  url: ${tec.url}`,
+    `  namespace: ${tec.namespace}`,
+    '  auth:',
+    '    type: basic',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference of the pipeline file
+    '    username: ${CALSYNC_USER}',
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a ${VAR} reference of the pipeline file
+    '    password: ${CALSYNC_APP_PASSWORD}',
+    ...extra,
+    '',
+  ];
+  await writeFile(file, yaml.join('\n'));
+  return file;
+}
+
+/** `npm run sync -- <files> --report …` as a real process in `cwd`; the report is one per pipeline. */
+export async function syncInto(tec: RealTec, cwd: string, files: string[], role: Role = 'editor') {
+  const report = join(cwd, `sync-report-${Date.now()}.json`);
+  const run = await runCommand('sync', [...files, '--report', report], cwd, credentials(tec, role));
+  const text = await readFile(report, 'utf8').catch(() => undefined);
+  return { ...run, reports: text ? (JSON.parse(text) as RunReport[]) : [] };
 }
 
 type Snapshot = Awaited<ReturnType<typeof snapshot>>;
