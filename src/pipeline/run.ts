@@ -121,7 +121,10 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
 
     // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.
     const open = async () => {
-      target ??= await options.openTarget();
+      if (!target) {
+        target = await options.openTarget();
+        await target.checkAccess();
+      }
       return target;
     };
     let items = state?.items(spec.name) ?? [];

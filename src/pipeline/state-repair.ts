@@ -44,6 +44,7 @@ export async function rebuildPipelineState(
       timezone: spec.mapping.timezone ?? read.result.calendar.timezone,
     });
     target = await options.openTarget();
+    await target.checkAccess();
     const items = await rebuildState(target, mapped.entities);
     state = new SyncState(spec.stateFile);
     state.replaceItems(spec.name, items, now);

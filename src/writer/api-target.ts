@@ -163,9 +163,45 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
     }
   }
 
+  let access: Promise<void> | undefined;
+  const checkAccess = () => {
+    access ??= capabilities.whoAmI ? verifyAccess(capabilities.whoAmI) : Promise.resolve();
+    return access;
+  };
+
+  const verifyAccess = async (path: string): Promise<void> => {
+    const req: TransportRequest = {
+      method: 'GET',
+      path,
+      query: { context: 'edit', _fields: 'id,slug,roles,capabilities' },
+    };
+    let me: Doc;
+    try {
+      me = (await call(req)) as Doc;
+    } catch (err) {
+      if (err instanceof WriteError && err.status === 401)
+        throw new WriteError(
+          `${options.label}: the site did not accept the credentials (HTTP 401 ${err.code}); check the user name and application password (CALSYNC_USER and CALSYNC_APP_PASSWORD, or the pipeline's target.auth)`,
+          { ...err, code: 'not_authenticated', retryable: false },
+        );
+      // No such route (not WordPress, or the users endpoint switched off): the writes will tell.
+      if (err instanceof WriteError && (err.status === 404 || err.status === 403)) return;
+      throw err;
+    }
+    const caps = (me.capabilities ?? {}) as Record<string, unknown>;
+    if (caps.edit_tribe_events !== true) {
+      const roles = Array.isArray(me.roles) ? me.roles.join(', ') : 'unknown';
+      throw new WriteError(
+        `${options.label}: user ${String(me.slug ?? me.id)} (role ${roles}) may not create events on this site; use the application password of an editor or administrator`,
+        { code: 'insufficient_role', status: 403, method: 'GET', path, retryable: false },
+      );
+    }
+  };
+
   return {
     label: options.label,
     capabilities,
+    checkAccess,
     create,
     update,
     remove,

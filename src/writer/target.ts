@@ -28,6 +28,12 @@ export interface TargetCapabilities {
    * those the way the site accepts and that means the same (empty-strings.ts).
    */
   refusesEmptyStrings: boolean;
+  /**
+   * Where the API tells who the credentials belong to and what they may do (WordPress's
+   * `/wp/v2/users/me`, C.2): checked before a run reads or writes anything, because a wrong password makes
+   * WordPress answer as to an anonymous reader, and the first symptom would be a puzzling 400.
+   */
+  whoAmI?: string;
 }
 
 /** How an item leaves the target, by deletion policy (spec/pipeline.md, Policies). */
@@ -54,6 +60,11 @@ export interface Target {
   findBySlug(kind: Kind, slug: string): Promise<Remote | null>;
   /** Every item of a kind, all non-trash statuses, paged at `maxPerPage`, events in an explicit wide window (C.12). */
   list(kind: Kind): AsyncIterable<Remote>;
+  /**
+   * Fails with a clear error when the credentials are not accepted (401 `not_authenticated`) or their user
+   * may not write events (403 `insufficient_role`); resolves at once where the API has no `whoAmI`.
+   */
+  checkAccess(): Promise<void>;
   /** Requests sent so far, by method (for the report and the benchmark: writes per entity). */
   readonly requests: Readonly<Record<'GET' | 'POST' | 'PUT' | 'DELETE', number>>;
   close(): Promise<void>;

@@ -7,15 +7,19 @@
  * run must write nothing.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../../bench/prng.ts';
 import { openSqliteStore } from '../../src/server/store/sqlite.ts';
 import { createImporter, tempDir } from '../writer/setup.ts';
 import { ROOT, readReport, SAMPLE_ICS, spawnImport, writesOf } from './helpers.ts';
-import { cleanImport, slugDuplicates as duplicates, type Snapshot, snapshotOver } from './remote-run.ts';
+import {
+  cleanImport,
+  slugDuplicates as duplicates,
+  type Snapshot,
+  snapshotOver,
+  whenRecorded,
+} from './remote-run.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let clean: Snapshot;
@@ -65,38 +69,6 @@ async function kill(child: ChildProcess): Promise<void> {
   const gone = new Promise((done) => child.once('exit', done));
   child.kill('SIGKILL');
   await gone;
-}
-
-/** Events the importer's sync state (in `cwd`/data/sync/) has recorded so far. */
-function recordedEvents(cwd: string): number {
-  let db: DatabaseSync | undefined;
-  try {
-    const folder = join(cwd, 'data', 'sync');
-    const file = readdirSync(folder).find((f) => f.endsWith('.db'));
-    if (!file) return 0;
-    db = new DatabaseSync(join(folder, file), { readOnly: true });
-    return (db.prepare("SELECT COUNT(*) AS n FROM items WHERE kind = 'event'").get() as { n: number }).n;
-  } catch {
-    return 0;
-  } finally {
-    db?.close();
-  }
-}
-
-/** Resolves once `recordedEvents(cwd)` reaches `n` (polled), or the importer exits first. */
-function whenRecorded(cwd: string, n: number, exited: Promise<unknown>): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      if (recordedEvents(cwd) >= n) {
-        clearInterval(timer);
-        resolve(true);
-      }
-    }, 5);
-    exited.then(() => {
-      clearInterval(timer);
-      resolve(false);
-    });
-  });
 }
 
 const serverSnapshot = (url: string, password: string): Promise<Snapshot> =>

@@ -4,7 +4,9 @@
  * CLI's `execute` against a target the test builds (fast retries, a short timeout, a proxy in front), and
  * the site read back past any proxy. Each suite had its own copy of these; they differed only in options.
  */
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { execute } from '../../src/cli/execute.ts';
 import { main as importMain } from '../../src/cli/import.ts';
 import { makeLogger } from '../../src/cli/output.ts';
@@ -89,4 +91,36 @@ export async function executeVia(spec: RunSpec, open: () => Promise<Target>) {
   };
   const result = await execute(spec, choice, io, makeLogger(io, { quiet: true }), {});
   return { ...result, stdout, stderr };
+}
+
+/** Events the importer's sync state (in `cwd`/data/sync/) has recorded so far. */
+export function recordedEvents(cwd: string): number {
+  let db: DatabaseSync | undefined;
+  try {
+    const folder = join(cwd, 'data', 'sync');
+    const file = readdirSync(folder).find((f) => f.endsWith('.db'));
+    if (!file) return 0;
+    db = new DatabaseSync(join(folder, file), { readOnly: true });
+    return (db.prepare("SELECT COUNT(*) AS n FROM items WHERE kind = 'event'").get() as { n: number }).n;
+  } catch {
+    return 0;
+  } finally {
+    db?.close();
+  }
+}
+
+/** Resolves once `recordedEvents(cwd)` reaches `n` (polled), or the importer exits first. */
+export function whenRecorded(cwd: string, n: number, exited: Promise<unknown>): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (recordedEvents(cwd) >= n) {
+        clearInterval(timer);
+        resolve(true);
+      }
+    }, 5);
+    exited.then(() => {
+      clearInterval(timer);
+      resolve(false);
+    });
+  });
 }

@@ -57,16 +57,19 @@ export function smallEvents(n = 8): SmallEvent[] {
       location: "St Mary's Church Hall, 12 Church Lane, Oxford",
     },
   ];
-  const more = Array.from({ length: Math.max(0, n - base.length) }, (_, i) => ({
-    uid: `talk-${i}@club.example`,
-    title: `Talk ${i + 1}: Bees' Lives`,
-    start: `;TZID=Asia/Kolkata:202705${String(i + 1).padStart(2, '0')}T180000`,
-    end: `;TZID=Asia/Kolkata:202705${String(i + 1).padStart(2, '0')}T193000`,
-    description: `Part ${i + 1} of the series.`,
-    location: 'Library',
-    organizer: "O'Brien Lectures",
-    categories: ['Talks'],
-  }));
+  const more = Array.from({ length: Math.max(0, n - base.length) }, (_, i) => {
+    const day = new Date(Date.UTC(2027, 4, 1 + i)).toISOString().slice(0, 10).replaceAll('-', '');
+    return {
+      uid: `talk-${i}@club.example`,
+      title: `Talk ${i + 1}: Bees' Lives`,
+      start: `;TZID=Asia/Kolkata:${day}T180000`,
+      end: `;TZID=Asia/Kolkata:${day}T193000`,
+      description: `Part ${i + 1} of the series.`,
+      location: 'Library',
+      organizer: "O'Brien Lectures",
+      categories: ['Talks'],
+    };
+  });
   return [...base, ...more].slice(0, n);
 }
 
