@@ -12,13 +12,18 @@
  * - venue and organizer creates are create-or-find *with overwrite* (C.10, E8): the submitted fields are
  *   written onto the item found by name, with its `show_map*` reset;
  * - venue `show_map*` as JSON booleans are refused, 400 "show_map is not of type string." (C.9);
- * - `DELETE …?force=true` only trashes (C.16, D4).
+ * - `DELETE …?force=true` only trashes (C.16, D4);
+ * - `""` refused where TEC's validators want a non-empty string (C.21): an event's `description`, `excerpt`,
+ *   `image` and `slug`, a term's `description`, `slug` and `parent` — 400 naming them all, as TEC does;
+ * - titles, descriptions and venue, organizer and term names come back texturized (C.22): apostrophes and
+ *   quotes curly, `--` an en dash, `...` an ellipsis, as entities (`St Mary&#8217;s`).
  *
  * What our server already does the TEC way is passed through unchanged: `per_page` silently clamped to 50,
  * a page past the end 404 `event-archive-page-not-found` (venues, organizers alike) and 200 `[]` for terms
  * (C.13), the default list window yesterday … +2 years when no date is given (C.12), `status=any` → 400,
  * a second DELETE → 410 `*-is-in-trash` (C.16), term DELETE permanent. Not reproduced: `date` set to now
- * by updates, drafts without slugs (C.17), the `include` window (E1), rendered-HTML round trips (C.5).
+ * by updates, drafts without slugs (C.17), the `include` window (E1), the credentials check (`/wp/v2/users/me`, answered 404 here, so the writer skips it), image downloads refused
+ * from private hosts. test/real-tec/ runs the same writer against a real TEC 6.2.6 site for all of those.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
@@ -47,7 +52,8 @@ interface Answer {
 const EVENT_RESETS: Doc = {
   timezone: 'UTC',
   cost: null,
-  website: null,
+  // Empty after an update without it [live 2026-11-25]; a create without it shows the permalink.
+  website: '',
   image: null,
   all_day: false,
   featured: false,
@@ -120,6 +126,9 @@ export async function startTecSite(upstream: string): Promise<TecSite> {
           if (typeof body[key] === 'boolean') return json(400, notString(key));
         }
       }
+      // C.21: empty strings TEC's validators refuse, all named in one answer.
+      const refused = (EMPTY_REFUSED[collection ?? ''] ?? []).filter((key) => body?.[key] === '');
+      if (refused.length > 0) return json(400, invalidParams(refused));
       // C.4: an update replaces: what is not sent is reset.
       if (item && collection && RESETS[collection]) body = { ...RESETS[collection], ...body };
     }
@@ -155,7 +164,9 @@ export async function startTecSite(upstream: string): Promise<TecSite> {
         data: { status: 400, params: { [param]: 'Invalid parameter.' } },
       });
     }
-    return answer;
+    return answer.headers['content-type']?.includes('json')
+      ? { ...answer, body: texturizeAnswer(answer.body) }
+      : answer;
   };
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -194,6 +205,59 @@ const noRoute = () => ({
   message: 'No route was found matching the URL and request method.',
   data: { status: 404 },
 });
+
+/** C.21 [live 2026-11-25]: the fields TEC 6.2.6 answers `""` for with 400 rest_invalid_param. */
+const EMPTY_REFUSED: Record<string, readonly string[]> = {
+  events: ['description', 'excerpt', 'image', 'slug'],
+  categories: ['description', 'slug', 'parent'],
+  tags: ['description', 'slug', 'parent'],
+};
+
+const invalidParams = (keys: readonly string[]) => ({
+  code: 'rest_invalid_param',
+  message: `Invalid parameter(s): ${keys.join(', ')}`,
+  data: { status: 400, params: Object.fromEntries(keys.map((k) => [k, 'Invalid parameter.'])), details: [] },
+});
+
+/** The text fields of an answer that WordPress texturizes (C.22), at any depth (an event's venue, terms). */
+const TEXTURIZED = new Set(['title', 'description', 'excerpt', 'venue', 'organizer', 'name']);
+
+function texturizeAnswer(body: string): string {
+  const walk = (value: unknown, key?: string): unknown => {
+    if (typeof value === 'string') return key && TEXTURIZED.has(key) ? texturize(value) : value;
+    if (Array.isArray(value)) return value.map((v) => walk(v, key));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, k)]));
+    return value;
+  };
+  try {
+    return JSON.stringify(walk(JSON.parse(body)));
+  } catch {
+    return body;
+  }
+}
+
+/**
+ * The part of WordPress's wptexturize() that changes everyday text, outside tags: `---` and ` -- ` → em dash, `--` and ` - ` → en dash,
+ * `...` → ellipsis, apostrophes → &#8217;, double quotes → &#8220; &#8221;. (Quotes may already arrive as
+ * `&quot;`: WordPress texturizes the raw text; our server escapes only `&`, `<` and `>` in titles.)
+ */
+function texturize(html: string): string {
+  return html
+    .split(/(<[^>]*>)/)
+    .map((part) =>
+      part.startsWith('<')
+        ? part
+        : part
+            .replace(/---| -- /g, (m) => (m === '---' ? '&#8212;' : ' &#8212; '))
+            .replace(/--| - /g, (m) => (m === '--' ? '&#8211;' : ' &#8211; '))
+            .replace(/\.\.\./g, '&#8230;')
+            .replace(/(^|[\s([{])"/g, '$1&#8220;')
+            .replace(/"/g, '&#8221;')
+            .replace(/'/g, '&#8217;'),
+    )
+    .join('');
+}
 
 const notString = (key: string) => ({
   code: 'rest_invalid_param',
