@@ -8,6 +8,8 @@
  * 2. The nightly sync with `rate.requests_per_second: --rps` in the pipeline file, after the source changed:
  *    1% of the events edited (a new title), 0.5% gone, 0.5% new.
  *
+ * With `--tec`, the real WordPress + TEC 6.2.6 site of the kit instead (bench/sync-real-tec.ts).
+ *
  * Printed as one JSON document on stdout. Goals (issue 6): exactly one request per changed item and none
  * for the unchanged ones; an achieved request rate ≥ 95% of the configured one (requests counted per
  * second of the run by the server).
@@ -29,9 +31,15 @@ const NOW = new Date('2027-01-01T00:00:00Z');
 const GOALS = { requests_per_changed_item: 1, achieved_rate_ratio: 0.95 };
 
 const { values: opts } = parseArgs({
-  options: { events: { type: 'string', default: '10000' }, rps: { type: 'string', default: '50' } },
+  options: { events: { type: 'string' }, rps: { type: 'string', default: '50' }, tec: { type: 'boolean' } },
 });
-const EVENTS = Number(opts.events);
+if (opts.tec) {
+  // The real TEC site instead of our server: events/s and latency at concurrency 1, 2, 4, 8.
+  const { benchRealTec } = await import('./sync-real-tec.ts');
+  await benchRealTec(Number(opts.events ?? 120));
+  process.exit(0);
+}
+const EVENTS = Number(opts.events ?? 10_000);
 const RPS = Number(opts.rps);
 const dir = mkdtempSync(join(tmpdir(), 'calsync-bench-sync-'));
 const log = (s: string) => process.stderr.write(`${s}\n`);

@@ -2,18 +2,15 @@
  * The real TEC site of the suite (started by global-setup.ts) and what its tests share: a reset between
  * tests, writer targets as each WordPress role, and the real CLI run against the site as a child process.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, inject } from 'vitest';
 import { comparableText } from '../../src/model/html.ts';
 import type { RunReport } from '../../src/pipeline/report.ts';
 import { createHttpTransport, createTarget, type Target } from '../../src/writer/index.ts';
 import { NOW, ROOT, type snapshot, spawnImport } from '../e2e/helpers.ts';
-
-const run = promisify(execFile);
 
 export type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber';
 
@@ -38,11 +35,6 @@ export function describeRealTec(name: string, body: (site: RealTec) => void): vo
     return;
   }
   describe(name, () => body(provided));
-}
-
-/** Back to the freshly installed site (~0.3 s). No request may be in flight. */
-export async function resetSite(tec: RealTec): Promise<void> {
-  await run(join(tec.kit, 'reset.sh'), [tec.workdir]);
 }
 
 /** A writer target on the site as `role` (an editor by default, as the README recommends). */
@@ -187,4 +179,5 @@ export function comparable(s: Snapshot) {
   };
 }
 
+export { resetSite } from './kit.ts';
 export { ROOT };

@@ -55,6 +55,8 @@ describeRealTec('npm run sync and credentials against a real TEC 6.2.6 site', (t
     const target = tecTarget(tec);
     const site = await snapshot(target).finally(() => target.close());
     expect(site.events).toHaveLength(18);
+    // nginx writes its access log from a buffer at least once a second.
+    await new Promise((done) => setTimeout(done, 1500));
 
     // The site logs each request when it ends, to the second ([25/Nov/2026:14:20:37 +0000]); latency moves
     // a request's line into the next second, so the rate is checked over every three seconds.
