@@ -136,7 +136,13 @@ describe('the HTTP target', () => {
     };
     const target = createTarget(asTec, { namespace: 'tribe/events/v1', label: 'tec', concurrency: 2 });
     try {
-      expect(target.capabilities).toEqual({ updatesReplace: true, permanentDelete: false, maxPerPage: 50 });
+      expect(target.capabilities).toEqual({
+        updatesReplace: true,
+        permanentDelete: false,
+        maxPerPage: 50,
+        refusesEmptyStrings: true,
+        whoAmI: '/wp/v2/users/me',
+      });
       const venue = await target.create('venue', bodyOf('venue', 1));
       const organizer = await target.create('organizer', bodyOf('organizer', 1));
       const event = await target.create(
