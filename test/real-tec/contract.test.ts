@@ -4,7 +4,8 @@
  * real thing. The site is reset before each test.
  */
 import { targetContract } from '../writer/contract.ts';
-import { describeRealTec, resetSite, tecTarget } from './site.ts';
+import { resetSite } from './kit.ts';
+import { describeRealTec, tecTarget } from './site.ts';
 
 describeRealTec('real TEC 6.2.6', (tec) => {
   targetContract('the HTTP target on a real TEC 6.2.6 site', async () => {

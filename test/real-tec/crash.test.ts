@@ -6,20 +6,12 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { prng } from '../../bench/prng.ts';
-import { snapshot, spawnImport, writesOf } from '../e2e/helpers.ts';
+import { spawnImport, writesOf } from '../e2e/helpers.ts';
 import { cleanImport, slugDuplicates, whenRecorded } from '../e2e/remote-run.ts';
 import { ics, smallEvents } from './calendar.ts';
-import {
-  comparable,
-  credentials,
-  describeRealTec,
-  importInto,
-  resetSite,
-  tecTarget,
-  workspace,
-} from './site.ts';
+import { comparable, credentials, describeRealTec, freshSiteEach, importInto, siteSnapshot } from './site.ts';
 
 const EVENTS = 40;
 const CASES = [
@@ -28,14 +20,7 @@ const CASES = [
 ] as const;
 
 describeRealTec('an import into a real TEC site, SIGKILLed mid-write, then run again', (tec) => {
-  let ws: Awaited<ReturnType<typeof workspace>>;
-  beforeEach(async () => {
-    await resetSite(tec);
-    ws = await workspace();
-  });
-  afterEach(async () => {
-    await ws.remove();
-  });
+  const ws = freshSiteEach(tec);
 
   for (const { seed, status } of CASES) {
     it(`leaves the site as one clean run would (seed ${seed}, status ${status})`, async ({ annotate }) => {
@@ -58,8 +43,7 @@ describeRealTec('an import into a real TEC site, SIGKILLed mid-write, then run a
 
       const last = await importInto(tec, ws.dir, [file, '--status', status]);
       expect(last.code, last.output).toBe(0);
-      const target = tecTarget(tec);
-      const site = await snapshot(target).finally(() => target.close());
+      const site = await siteSnapshot(tec);
       expect(slugDuplicates(site)).toEqual([]);
       const clean = await cleanImport(join(ws.dir, 'clean'), file);
       expect(comparable(site)).toEqual(

@@ -7,20 +7,20 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ICAL from 'ical.js';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { comparableText } from '../../src/model/html.ts';
-import { SAMPLE_CSV, SAMPLE_ICS, snapshot, writesOf } from '../e2e/helpers.ts';
+import { SAMPLE_CSV, SAMPLE_ICS, writesOf } from '../e2e/helpers.ts';
 import { cleanImport } from '../e2e/remote-run.ts';
 import { ics, smallEvents } from './calendar.ts';
 import {
   comparable,
   credentials,
   describeRealTec,
+  freshSiteEach,
   importInto,
-  resetSite,
   runCommand,
+  siteSnapshot,
   tecTarget,
-  workspace,
 } from './site.ts';
 
 /** The fields of the site's own list that the export must agree with. */
@@ -33,30 +33,14 @@ interface ListedEvent {
 }
 
 describeRealTec('npm run import into a real TEC 6.2.6 site', (tec) => {
-  let ws: Awaited<ReturnType<typeof workspace>>;
-  beforeEach(async () => {
-    await resetSite(tec);
-    ws = await workspace();
-  });
-  afterEach(async () => {
-    await ws.remove();
-  });
-
-  const siteSnapshot = async () => {
-    const target = tecTarget(tec);
-    try {
-      return comparable(await snapshot(target));
-    } finally {
-      await target.close();
-    }
-  };
+  const ws = freshSiteEach(tec);
 
   it('the sample .ics: all created, equal to a clean local import; a re-run and a lost sync state write nothing', async () => {
     const clean = await cleanImport(join(ws.dir, 'clean'), SAMPLE_ICS);
     const first = await importInto(tec, ws.dir, [SAMPLE_ICS]);
     expect(first.code, first.output).toBe(0);
     expect(first.report?.counts.event).toMatchObject({ created: clean.events.length, failed: 0 });
-    expect(await siteSnapshot()).toEqual(comparable(clean));
+    expect(comparable(await siteSnapshot(tec))).toEqual(comparable(clean));
 
     const again = await importInto(tec, ws.dir, [SAMPLE_ICS]);
     expect(again.code, again.output).toBe(0);
@@ -78,7 +62,9 @@ describeRealTec('npm run import into a real TEC 6.2.6 site', (tec) => {
     expect(first.code, first.output).toBe(0);
     expect(first.report?.counts.event.failed).toBe(0);
     expect(first.report?.counts.event.created).toBeGreaterThan(50);
-    expect(await siteSnapshot()).toEqual(comparable(await cleanImport(join(ws.dir, 'clean'), SAMPLE_CSV)));
+    expect(comparable(await siteSnapshot(tec))).toEqual(
+      comparable(await cleanImport(join(ws.dir, 'clean'), SAMPLE_CSV)),
+    );
     const again = await importInto(tec, ws.dir, [SAMPLE_CSV]);
     expect(again.code, again.output).toBe(0);
     expect(writesOf(again.report!)).toBe(0);

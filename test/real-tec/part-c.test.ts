@@ -3,7 +3,8 @@
  * test/helpers/tec-site.ts must also pass, so that the two agree.
  */
 import { partC, type Raw } from '../writer/part-c.ts';
-import { describeRealTec, resetSite, tecTarget } from './site.ts';
+import { resetSite } from './kit.ts';
+import { describeRealTec, tecTarget } from './site.ts';
 
 describeRealTec('real TEC 6.2.6', (tec) => {
   partC('a real TEC 6.2.6 site', async () => {

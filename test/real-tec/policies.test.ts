@@ -8,7 +8,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { comparableText } from '../../src/model/html.ts';
 import type { Remote } from '../../src/writer/index.ts';
 import { resendBody } from '../../src/writer/resend-body.ts';
@@ -16,13 +16,12 @@ import { writesOf } from '../e2e/helpers.ts';
 import { ics, smallEvents } from './calendar.ts';
 import {
   describeRealTec,
+  freshSiteEach,
   importInto,
   pipelineFile,
   type RealTec,
-  resetSite,
   syncInto,
   tecTarget,
-  workspace,
 } from './site.ts';
 
 /** Every event on the site, any status but trash, and trashed ones by id. */
@@ -41,14 +40,7 @@ const titled = (events: Remote[], title: string) =>
   events.filter((e) => comparableText(String(e.body.title)) === title);
 
 describeRealTec('pipeline policies on a real TEC 6.2.6 site', (tec) => {
-  let ws: Awaited<ReturnType<typeof workspace>>;
-  beforeEach(async () => {
-    await resetSite(tec);
-    ws = await workspace();
-  });
-  afterEach(async () => {
-    await ws.remove();
-  });
+  const ws = freshSiteEach(tec);
 
   for (const [policy, expected] of [
     ['keep', 'publish'],

@@ -6,11 +6,12 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, inject } from 'vitest';
+import { afterEach, beforeEach, describe, inject } from 'vitest';
 import { comparableText } from '../../src/model/html.ts';
 import type { RunReport } from '../../src/pipeline/report.ts';
 import { createHttpTransport, createTarget, type Target } from '../../src/writer/index.ts';
-import { NOW, ROOT, type snapshot, spawnImport } from '../e2e/helpers.ts';
+import { NOW, ROOT, snapshot, spawnImport } from '../e2e/helpers.ts';
+import { resetSite } from './kit.ts';
 
 export type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber';
 
@@ -48,9 +49,35 @@ export function tecTarget(tec: RealTec, role: Role = 'editor', concurrency = 4):
   });
 }
 
-export async function workspace(): Promise<{ dir: string; remove(): Promise<void> }> {
-  const dir = await mkdtemp(join(tmpdir(), 'calsync-real-tec-'));
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+/**
+ * Resets the site before each test of the enclosing `describe` and gives the test a fresh working folder
+ * (the `cwd` of its CLI runs, where their sync state lives), removed after it.
+ */
+export function freshSiteEach(tec: RealTec): { readonly dir: string } {
+  let dir: string | undefined;
+  beforeEach(async () => {
+    await resetSite(tec);
+    dir = await mkdtemp(join(tmpdir(), 'calsync-real-tec-'));
+  });
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+  return {
+    get dir() {
+      if (!dir) throw new Error('freshSiteEach: no test is running');
+      return dir;
+    },
+  };
+}
+
+/** Everything the site holds (every kind, any status but trash), read as an editor through the writer. */
+export async function siteSnapshot(tec: RealTec) {
+  const target = tecTarget(tec);
+  try {
+    return await snapshot(target);
+  } finally {
+    await target.close();
+  }
 }
 
 /** A calsync command (`src/cli/<command>.ts`) as a real process in `cwd`, as `npm run <command>` runs it. */
@@ -179,5 +206,4 @@ export function comparable(s: Snapshot) {
   };
 }
 
-export { resetSite } from './kit.ts';
 export { ROOT };

@@ -5,30 +5,14 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { snapshot } from '../e2e/helpers.ts';
+import { expect, it } from 'vitest';
 import { ics, smallEvents } from './calendar.ts';
-import {
-  describeRealTec,
-  importInto,
-  pipelineFile,
-  resetSite,
-  syncInto,
-  tecTarget,
-  workspace,
-} from './site.ts';
+import { describeRealTec, freshSiteEach, importInto, pipelineFile, siteSnapshot, syncInto } from './site.ts';
 
 const RPS = 4;
 
 describeRealTec('npm run sync and credentials against a real TEC 6.2.6 site', (tec) => {
-  let ws: Awaited<ReturnType<typeof workspace>>;
-  beforeEach(async () => {
-    await resetSite(tec);
-    ws = await workspace();
-  });
-  afterEach(async () => {
-    await ws.remove();
-  });
+  const ws = freshSiteEach(tec);
 
   it('three pipelines into one site share its queue: all written, together at most the strictest rate', async () => {
     const files: string[] = [];
@@ -52,8 +36,7 @@ describeRealTec('npm run sync and credentials against a real TEC 6.2.6 site', (t
       ['chess', 'ok', 6],
       ['cinema', 'ok', 6],
     ]);
-    const target = tecTarget(tec);
-    const site = await snapshot(target).finally(() => target.close());
+    const site = await siteSnapshot(tec);
     expect(site.events).toHaveLength(18);
     // nginx writes its access log from a buffer at least once a second.
     await new Promise((done) => setTimeout(done, 1500));
@@ -88,8 +71,7 @@ describeRealTec('npm run sync and credentials against a real TEC 6.2.6 site', (t
     expect(run.output).toMatch(
       /did not accept the credentials \(HTTP 401 .*CALSYNC_USER and CALSYNC_APP_PASSWORD/,
     );
-    const target = tecTarget(tec);
-    const site = await snapshot(target).finally(() => target.close());
+    const site = await siteSnapshot(tec);
     expect(site.events).toEqual([]);
   });
 
@@ -99,8 +81,7 @@ describeRealTec('npm run sync and credentials against a real TEC 6.2.6 site', (t
     const run = await importInto(tec, ws.dir, [file], { role: 'subscriber' });
     expect(run.code, run.output).toBe(1);
     expect(run.output).toMatch(/user subscriber1 \(role subscriber\) may not create events/);
-    const target = tecTarget(tec);
-    const site = await snapshot(target).finally(() => target.close());
+    const site = await siteSnapshot(tec);
     expect(site.events).toEqual([]);
     expect(site.venues).toEqual([]);
   });
