@@ -111,7 +111,10 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       return { plan: { actions: [], counts: emptyPlanCounts() }, report };
     }
     const source = read.result;
-    for (const p of source.problems) log?.warn({ problem: p }, `${p.code}: ${p.message}`);
+    for (const p of source.problems) {
+      if (p.severity === 'error') log?.error({ problem: p }, `${p.code}: ${p.message}`);
+      else log?.warn({ problem: p }, `${p.code}: ${p.message}`);
+    }
     const mapped = mapRecords(source.records, {
       ...spec.mapping,
       pipeline: spec.name,
