@@ -1,5 +1,6 @@
 /**
  * The human side of the server (issue 7): the landing page `/`, the API reference `/docs/` (Swagger UI),
+ * the public event pages `/event/<slug>/` and `/events/` (event.ts),
  * the Postman collection `/docs/postman.json`, and their static files — our own under /docs/assets/,
  * Swagger UI's under /docs/vendor/, both by @fastify/static (ETag, Last-Modified, Accept-Ranges, 304s
  * and ranges are its defaults). Nothing comes from a CDN: the Content-Security-Policy allows 'self' only.
@@ -16,7 +17,10 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { buildOpenApi } from '../openapi/index.ts';
+import { loadRelated, renderEvent } from '../render/event.ts';
+import { permalink } from '../render/post.ts';
 import { docsPage } from './docs.ts';
+import { type EventWire, eventPage, eventsPage } from './event.ts';
 import type { PageContext } from './html.ts';
 import { landingPage } from './landing.ts';
 import { toPostman } from './postman.ts';
@@ -31,6 +35,8 @@ export interface PagesOptions {
 }
 
 const NAMESPACE = 'calendar/events/v1';
+/** How many upcoming events `/events/` lists. */
+const UPCOMING = 200;
 const STATIC_DIR = join(dirname(fileURLToPath(import.meta.url)), 'static');
 const SWAGGER_DIR = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 const SWAGGER_VERSION = (
@@ -62,6 +68,48 @@ export async function pagesPlugin(app: FastifyInstance, options: PagesOptions): 
     // `ignoreTrailingSlash` routes /docs here too; the page's relative links want the slash.
     if (!req.url.split('?')[0].endsWith('/')) return reply.redirect('/docs/', 301);
     return sendHtml(reply, docsPage(context(), SWAGGER_VERSION));
+  });
+
+  // Public event pages: the `url` of every event in the API and the feeds (render/post.ts `permalink`).
+  const feedLinks = () => {
+    const feed = `${cfg.siteUrl}/feeds/all.ics`;
+    return { feed, webcal: feed.replace(/^https?:/, 'webcal:') };
+  };
+  app.get<{ Params: { slug: string } }>('/event/:slug/', async (req, reply) => {
+    if (!req.url.split('?')[0].endsWith('/'))
+      return reply.redirect(`/event/${encodeURIComponent(req.params.slug)}/`, 301);
+    const found = app.store.findBySlug('event', req.params.slug);
+    // What anyone may read: published, not password-protected (the API's rule for anonymous readers).
+    if (!found || found.kind !== 'event' || found.status !== 'publish' || found.password)
+      return reply.callNotFound();
+    const wire = renderEvent(found, loadRelated(app.store, [found], null), cfg, {
+      single: true,
+    }) as unknown as EventWire;
+    const ics = `${apiPath}events/${found.id}?ical=1`;
+    return sendHtml(reply, eventPage(context(), wire, { ics, ...feedLinks() }));
+  });
+  app.get('/events/', async (req, reply) => {
+    if (!req.url.split('?')[0].endsWith('/')) return reply.redirect('/events/', 301);
+    const now = cfg.now().toISOString().slice(0, 19).replace('T', ' ');
+    const { items } = app.store.listEvents({
+      offset: 0,
+      limit: UPCOMING,
+      endsAfter: now,
+      visibility: { statuses: ['publish'], ownStatuses: [], ownerId: null },
+    });
+    const rel = loadRelated(app.store, items, null);
+    const listed = items
+      .filter((e) => !e.hide_from_listings)
+      .map((e) => ({
+        url: permalink(e, cfg),
+        title: e.title,
+        utc_start_date: e.start_utc,
+        utc_end_date: e.end_utc,
+        all_day: e.all_day,
+        timezone: e.timezone,
+        venue: e.venue_id ? (rel.linked.get(e.venue_id) as { venue?: string } | undefined)?.venue : undefined,
+      }));
+    return sendHtml(reply, eventsPage(context(), listed, feedLinks()));
   });
 
   let postman: string | undefined;
