@@ -209,7 +209,8 @@ describe('/events/', () => {
     expect(res.statusCode).toBe(200);
     const links = [...res.body.matchAll(/<li><a href="([^"]+)">/g)].map((m) => m[1]);
     expect(links.length).toBeGreaterThan(100);
-    for (const url of links.slice(0, 50)) expect((await get(pathOf(url))).statusCode, url).toBe(200);
+    for (const path of links.slice(0, 50)) expect((await get(path)).statusCode, path).toBe(200);
+    expect(links[0]).toMatch(/^\/event\/[a-z0-9-]+\/$/);
     expect(res.body).not.toContain('<script');
     expect(NS).toBe('/api/calendar/events/v1');
   });

@@ -101,7 +101,8 @@ export async function pagesPlugin(app: FastifyInstance, options: PagesOptions): 
     const listed = items
       .filter((e) => !e.hide_from_listings)
       .map((e) => ({
-        url: permalink(e, cfg),
+        // A path: the page links within the origin it was loaded from.
+        url: new URL(permalink(e, cfg)).pathname,
         title: e.title,
         utc_start_date: e.start_utc,
         utc_end_date: e.end_utc,
