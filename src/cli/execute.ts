@@ -69,6 +69,7 @@ export async function execute(
       now,
       logger,
       onProgress: (done, total) => progress.update(done, total),
+      onStage: (doing) => progress.stage(doing),
     });
     progress.stop();
     if (options.json) {

@@ -80,14 +80,28 @@ export function makeLogger(io: CliIO, options: OutputOptions): Logger {
   );
 }
 
-/** A progress bar on a terminal (not with `--quiet`); a no-op elsewhere. */
+/**
+ * On a terminal (not with `--quiet`): one status line while the run reads, parses and plans (a large file
+ * takes seconds with nothing else to show), then a progress bar over the writes. A no-op elsewhere.
+ */
 export function makeProgress(io: CliIO, options: OutputOptions) {
   if (options.quiet || options.noProgress || !isTerminal(io.stderr) || io.env.CI)
-    return { update: () => {}, stop: () => {} };
+    return { stage: (_: string) => {}, update: (_done: number, _total: number) => {}, stop: () => {} };
   let bar: SingleBar | undefined;
+  let status = false;
+  const clearStatus = () => {
+    if (status) io.stderr.write('\r\u001b[2K');
+    status = false;
+  };
   return {
+    stage(doing: string) {
+      if (bar) return;
+      io.stderr.write(`\r\u001b[2K${doing}…`);
+      status = true;
+    },
     update(done: number, total: number) {
       if (!bar) {
+        clearStatus();
         bar = new SingleBar({
           stream: io.stderr as NodeJS.WritableStream,
           format: ' {bar} {value}/{total} items · {eta_formatted} left',
@@ -99,7 +113,10 @@ export function makeProgress(io: CliIO, options: OutputOptions) {
       }
       bar.update(done);
     },
-    stop: () => bar?.stop(),
+    stop: () => {
+      clearStatus();
+      bar?.stop();
+    },
   };
 }
 

@@ -124,6 +124,10 @@ describe('source problems', () => {
     expect(run.stderr).not.toContain('out-100@output.test');
     expect(run.stdout).toContain('problems in the source (1):');
     expect(run.stdout).toMatch(COLOUR);
+    // While it reads and plans (no count to show yet) a status line says so, then gives way to the bar.
+    expect(run.stderr).toContain('reading ');
+    expect(run.stderr).toMatch(/broken\.ics…/);
+    expect(run.stderr).toMatch(/planning \d+ records…/);
   });
 
   it('NO_COLOR turns the colour off, and a pipe never gets any', async () => {
