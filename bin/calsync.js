@@ -60,7 +60,11 @@ const child = spawn(
     // Installed in a node_modules folder, where Node strips no types: strip-types.js does it for calsync's
     // own files (with Node's stripper, which warns that it is experimental; the warning is for us, not users).
     ...(ROOT.split(sep).includes('node_modules')
-      ? ['--disable-warning=ExperimentalWarning', '--import', new URL('./strip-types.js', import.meta.url).href]
+      ? [
+          '--disable-warning=ExperimentalWarning',
+          '--import',
+          new URL('./strip-types.js', import.meta.url).href,
+        ]
       : []),
     ...COMMANDS[command],
     join(ROOT, 'src', 'cli', `${command}.ts`),

@@ -4,9 +4,10 @@
  * (ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING). Only calsync's own .ts files are stripped, with Node's
  * own stripper; everything else loads as usual.
  */
+
+import { readFileSync } from 'node:fs';
 import { registerHooks, stripTypeScriptTypes } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { readFileSync } from 'node:fs';
 
 const SRC = new URL('../src/', import.meta.url).href;
 

@@ -26,7 +26,7 @@ import { tempDir } from '../writer/setup.ts';
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 
 /** The commands of the README's `sh` blocks in order: continuation lines joined, comments dropped. */
-export function readmeCommands(markdown: string): string[] {
+function readmeCommands(markdown: string): string[] {
   const blocks = [...markdown.matchAll(/^```sh\n([\s\S]*?)^```/gm)].map((m) => m[1]);
   return blocks.flatMap((block) =>
     block

