@@ -5,12 +5,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { ConfigError } from '../pipeline/errors.ts';
+import type { Plan } from '../pipeline/plan.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
 import { CsvOptionsError } from '../sources/csv/index.ts';
 import { LockedError } from '../state/lock.ts';
+import { hintFor } from './hints.ts';
 import type { CliIO } from './io.ts';
-import { makeProgress, type OutputOptions, printPlan, printReport, summaryLine } from './output.ts';
+import {
+  isTerminal,
+  makeProgress,
+  type OutputOptions,
+  printPlan,
+  printReport,
+  summaryLine,
+} from './output.ts';
 import type { TargetChoice } from './target.ts';
 
 export interface ExecuteOptions extends OutputOptions {
@@ -20,11 +29,14 @@ export interface ExecuteOptions extends OutputOptions {
   forceDelete?: boolean;
   /** Print every planned action with its field changes (dry runs, `npm run plan`). */
   details?: boolean;
+  /** `--json` (or `--report -`): print nothing; the command writes the report as JSON to stdout. */
+  json?: boolean;
 }
 
 export interface Executed {
   code: 0 | 1 | 2;
   report?: RunReport;
+  plan?: Plan;
   error?: string;
 }
 
@@ -57,26 +69,33 @@ export async function execute(
       now,
       logger,
       onProgress: (done, total) => progress.update(done, total),
+      onStage: (doing) => progress.stage(doing),
     });
     progress.stop();
-    if (options.dryRun) {
+    if (options.json) {
+      // The command prints the report (or the plan) as JSON, and nothing else goes to stdout.
+    } else if (options.dryRun) {
       io.stdout.write(`${spec.name}: plan against ${target.label} (dry run, nothing written)\n`);
       if (report.notModified) io.stdout.write(`${summaryLine(report)}\n`);
       else printPlan(plan, io, options.details ?? true);
     } else {
       printReport(report, io, options);
     }
-    return { code: report.outcome === 'ok' ? 0 : 1, report };
+    return { code: report.outcome === 'ok' ? 0 : 1, report, plan };
   } catch (err) {
     progress.stop();
     const message = `${spec.name}: ${(err as Error).message}`;
+    const hint = options.credentials && hintFor(err as Error, options.credentials);
     // A CSV option the reader refuses (`--date-format XX`, `columns: { venu: … }`) is configuration too.
-    if (err instanceof ConfigError || err instanceof LockedError || err instanceof CsvOptionsError) {
-      io.stderr.write(`${message}\n`);
-      return { code: 2, error: message };
+    const config = err instanceof ConfigError || err instanceof LockedError || err instanceof CsvOptionsError;
+    if (!config) {
+      // Failures with a code (HTTP, network, a feed that is no calendar) are expected: their message says
+      // it all, and a stack only with --debug. On a terminal the line below is the log line.
+      const expected = typeof (err as { code?: unknown }).code === 'string';
+      const fields = io.debug || !expected ? { err } : { code: (err as { code: string }).code };
+      if (!isTerminal(io.stderr) || io.debug || !expected) log.error(fields, message);
     }
-    log.error({ err }, message);
-    io.stderr.write(`${message}\n`);
-    return { code: 1, error: message };
+    io.stderr.write(`${message}\n${hint ? `${hint}\n` : ''}`);
+    return { code: config ? 2 : 1, error: message };
   }
 }

@@ -9,7 +9,8 @@ import { type ExportSource, exportFeed, openExportSource, writeExport } from '..
 import { FEED_DEFAULTS, feedSpec } from '../export/feed-spec.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
 import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/definition.ts';
-import { type CliIO, runMain } from './io.ts';
+import type { Store } from '../server/store/store.ts';
+import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { authFromEnv } from './target.ts';
 
 const HELP = `Usage: npm run export -- [options]
@@ -87,7 +88,7 @@ function days(value: string | undefined, name: string): number | undefined | Err
     : new Error(`${name}: expected a whole number of days ≥ 0, got "${value}"`);
 }
 
-export async function main(io: CliIO): Promise<number> {
+async function run(io: CliIO): Promise<number> {
   let values: ReturnType<typeof parse>['values'];
   try {
     ({ values } = parse(io.argv));
@@ -141,6 +142,14 @@ export async function main(io: CliIO): Promise<number> {
     return usage(io, err instanceof ExportError ? err.message : `--from: "${values.from}" is not a URL`);
   }
 
+  if (source.kind === 'store') {
+    const unknown = unknownFilter(source.store, values);
+    if (unknown) {
+      source.store.close();
+      io.stderr.write(`export: ${unknown} in ${values.data}; nothing written\n`);
+      return 2;
+    }
+  }
   try {
     const result = await exportFeed(source, feed, now, { outlook: values.outlook });
     if (out === '-') {
@@ -159,5 +168,32 @@ export async function main(io: CliIO): Promise<number> {
     if (source.kind === 'store') source.store.close();
   }
 }
+
+/**
+ * The first filter that names nothing in the store (`--category nosuch`): a typo must not pass for an
+ * empty calendar. Names and slugs as the served feeds take them; venues and organizers also by id.
+ */
+function unknownFilter(
+  store: Store,
+  values: { category?: string[]; tag?: string[]; venue?: string[]; organizer?: string[] },
+): string | undefined {
+  for (const name of values.category ?? [])
+    if (!(store.findTermBySlug('categories', name) ?? store.findTermByName('categories', name)))
+      return `--category ${name}: no category with that slug or name`;
+  for (const name of values.tag ?? [])
+    if (!(store.findTermBySlug('tags', name) ?? store.findTermByName('tags', name)))
+      return `--tag ${name}: no tag with that slug or name`;
+  for (const kind of ['venue', 'organizer'] as const)
+    for (const name of values[kind] ?? []) {
+      const found =
+        (/^\d+$/.test(name) ? store.getLinked(kind, Number(name)) : undefined) ??
+        store.findBySlug(kind, name) ??
+        store.findLinkedByName(kind, name);
+      if (!found) return `--${kind} ${name}: no ${kind} with that name, slug or id`;
+    }
+  return undefined;
+}
+
+export const main = withCommonFlags(run);
 
 if (import.meta.main) await runMain(main);

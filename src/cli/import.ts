@@ -16,7 +16,7 @@ import {
 } from '../pipeline/definition.ts';
 import type { RunSpec } from '../pipeline/run.ts';
 import { execute } from './execute.ts';
-import { type CliIO, runMain } from './io.ts';
+import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';
 import { authFromEnv, chooseTarget } from './target.ts';
 
@@ -39,10 +39,13 @@ Options:
   --deletions <policy>   events that left the file: keep (default), draft, trash, delete
   --force-delete         allow deleting more than 25% of the imported events
   --dry-run              print the plan, with the field changes of updates; write nothing
-  --report <file>        also write the run report as JSON
+  --report <file>        also write the run report as JSON (- for standard output, as --json)
+  --json                 print the run report as JSON on standard output instead of the table
   --concurrency <n>      requests in flight (default 64 local, where they share a commit; 4 remote)
   --rps <n>              requests per second at most (default unlimited)
   --quiet                print only failures and the one-line summary
+  --debug                every log line with its fields, and stacks of errors
+  --version              print calsync's version
   -h, --help             show this help
 
 Environment, for an API target: CALSYNC_USER and CALSYNC_APP_PASSWORD (an application password), or
@@ -61,7 +64,7 @@ const TYPES: Record<string, 'ics' | 'csv'> = { '.ics': 'ics', '.ical': 'ics', '.
 const STATUSES = ['publish', 'draft', 'pending', 'private'] as const;
 const DELETIONS = ['keep', 'draft', 'trash', 'delete'] as const;
 
-export async function main(io: CliIO): Promise<number> {
+async function run(io: CliIO): Promise<number> {
   let values: ReturnType<typeof parse>['values'];
   let positionals: string[];
   try {
@@ -91,7 +94,8 @@ export async function main(io: CliIO): Promise<number> {
   if (concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency >= 1))
     return usage(io, `--concurrency: expected a whole number ≥ 1, got "${values.concurrency}"`);
   if (rps !== undefined && !(rps > 0)) return usage(io, `--rps: expected a number > 0, got "${values.rps}"`);
-  const reportProblem = checkReportPath(values.report);
+  const json = values.json || values.report === '-';
+  const reportProblem = values.report === '-' ? undefined : checkReportPath(values.report);
   if (reportProblem) return usage(io, reportProblem);
 
   let target: ReturnType<typeof chooseTarget>;
@@ -131,8 +135,15 @@ export async function main(io: CliIO): Promise<number> {
     dryRun: values['dry-run'],
     forceDelete: values['force-delete'],
     quiet: values.quiet,
+    json,
+    reportFile: values.report,
+    credentials: { from: 'env', env: io.env },
   });
-  if (values.report && result.report) {
+  const report = result.report
+    ? { ...result.report, ...(values['dry-run'] && result.plan ? { plan: result.plan } : {}) }
+    : { pipeline: spec.name, outcome: 'failed', error: result.error };
+  if (json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  if (values.report && values.report !== '-' && result.report) {
     await writeFile(values.report, `${JSON.stringify(result.report, null, 2)}\n`);
   }
   return result.code;
@@ -154,6 +165,7 @@ function parse(argv: string[]) {
       'force-delete': { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
       report: { type: 'string' },
+      json: { type: 'boolean', default: false },
       concurrency: { type: 'string' },
       rps: { type: 'string' },
       quiet: { type: 'boolean', default: false },
@@ -176,5 +188,7 @@ function usage(io: CliIO, message: string): number {
   io.stderr.write(`import: ${message}\n\n${HELP}\n`);
   return 2;
 }
+
+export const main = withCommonFlags(run);
 
 if (import.meta.main) await runMain(main);

@@ -5,6 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { styleText } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { type Logger, pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
@@ -19,6 +20,7 @@ import {
   OUTCOMES,
   type RunReport,
 } from '../pipeline/report.ts';
+import { type CredentialSource, hintForFailures } from './hints.ts';
 import type { CliIO } from './io.ts';
 
 /** At most this many failures and problems are printed; the JSON report (`--report`) has them all. */
@@ -29,36 +31,77 @@ export interface OutputOptions {
   /** No progress bar even on a terminal (several pipelines running at once would draw over each other). */
   noProgress?: boolean;
   logLevel?: string;
+  /** `--report <file>`: where the whole list is, for "… and 12 more". */
+  reportFile?: string;
+  /** What a failure's hint names (src/cli/hints.ts). */
+  credentials?: CredentialSource;
 }
 
-const isTerminal = (stream: unknown) => (stream as { isTTY?: boolean }).isTTY === true;
-const colour = (io: CliIO) => isTerminal(io.stderr) && !io.env.NO_COLOR && !io.env.CI;
+export const isTerminal = (stream: unknown) => (stream as { isTTY?: boolean }).isTTY === true;
+/** Colour on a terminal, unless NO_COLOR is set (https://no-color.org) or in CI logs. */
+export const colourOn = (io: CliIO, stream: 'stdout' | 'stderr') =>
+  isTerminal(io[stream]) && !io.env.NO_COLOR && !io.env.CI;
+
+/** `styleText` when `on`, else the text as it is (tests and pipes get no escape codes). */
+const paint = (on: boolean, format: Parameters<typeof styleText>[0], text: string) =>
+  on ? styleText(format, text, { validateStream: false }) : text;
+
+/** Log records the summary prints anyway (source problems, item failures, warnings, conflicts). */
+const printedAnyway = (record: Record<string, unknown>) => 'problem' in record || 'key' in record;
 
 /**
- * On a terminal: pretty lines, warnings and errors only (the progress bar and the summary say the rest).
+ * On a terminal: one line per warning or error, without the fields (`--debug` shows them, and every
+ * debug line); the source problems and item failures are not logged there, the summary lists them.
  * Elsewhere (cron, CI, a pipe): every info line as JSON, for log collectors.
  */
 export function makeLogger(io: CliIO, options: OutputOptions): Logger {
   const tty = isTerminal(io.stderr);
-  const level = options.logLevel ?? io.env.LOG_LEVEL ?? (options.quiet ? 'error' : tty ? 'warn' : 'info');
+  const level =
+    options.logLevel ??
+    io.env.LOG_LEVEL ??
+    (io.debug ? 'debug' : options.quiet ? 'error' : tty ? 'warn' : 'info');
   if (!tty)
     return pino({ level, base: { name: 'calsync' } }, { write: (line: string) => io.stderr.write(line) });
   const pretty = prettyFactory({
-    colorize: colour(io),
-    ignore: 'pid,hostname,name',
+    colorize: colourOn(io, 'stderr'),
+    ignore: 'pid,hostname,name,pipeline,run',
+    hideObject: !io.debug,
     translateTime: 'HH:MM:ss',
   });
-  return pino({ level }, { write: (line: string) => io.stderr.write(pretty(line)) });
+  return pino(
+    { level },
+    {
+      write: (line: string) => {
+        const record = JSON.parse(line) as Record<string, unknown>;
+        if (!io.debug && printedAnyway(record)) return;
+        io.stderr.write(pretty(record));
+      },
+    },
+  );
 }
 
-/** A progress bar on a terminal (not with `--quiet`); a no-op elsewhere. */
+/**
+ * On a terminal (not with `--quiet`): one status line while the run reads, parses and plans (a large file
+ * takes seconds with nothing else to show), then a progress bar over the writes. A no-op elsewhere.
+ */
 export function makeProgress(io: CliIO, options: OutputOptions) {
   if (options.quiet || options.noProgress || !isTerminal(io.stderr) || io.env.CI)
-    return { update: () => {}, stop: () => {} };
+    return { stage: (_: string) => {}, update: (_done: number, _total: number) => {}, stop: () => {} };
   let bar: SingleBar | undefined;
+  let status = false;
+  const clearStatus = () => {
+    if (status) io.stderr.write('\r\u001b[2K');
+    status = false;
+  };
   return {
+    stage(doing: string) {
+      if (bar) return;
+      io.stderr.write(`\r\u001b[2K${doing}…`);
+      status = true;
+    },
     update(done: number, total: number) {
       if (!bar) {
+        clearStatus();
         bar = new SingleBar({
           stream: io.stderr as NodeJS.WritableStream,
           format: ' {bar} {value}/{total} items · {eta_formatted} left',
@@ -70,7 +113,10 @@ export function makeProgress(io: CliIO, options: OutputOptions) {
       }
       bar.update(done);
     },
-    stop: () => bar?.stop(),
+    stop: () => {
+      clearStatus();
+      bar?.stop();
+    },
   };
 }
 
@@ -99,27 +145,57 @@ export function printPlan(plan: Plan, io: CliIO, details: boolean): void {
   if (plan.guard) io.stdout.write(`\ndeletions held back: ${plan.guard}\n`);
 }
 
-/** The summary table, then failures and source problems (capped), then one line of totals. */
+/**
+ * The summary table, then source problems (errors first: the real cause up front), failures with a hint
+ * that names what fixes them, conflicts, then one line of totals. Each problem is printed once.
+ */
 export function printReport(report: RunReport, io: CliIO, options: OutputOptions): void {
   const failed = report.outcome === 'failed';
+  const colour = colourOn(io, 'stdout');
   if (!options.quiet || failed) {
-    if (!options.quiet) io.stdout.write(`${formatTable(report.counts, OUTCOMES)}\n`);
-    const errors = report.problems.filter((p) => p.severity === 'error' || !options.quiet);
-    list(io, 'problems in the source', errors.map(formatProblem));
-    if (!options.quiet) list(io, 'written with warnings', report.warnings);
-    list(io, 'failed', report.failures.map(formatFailure));
-    list(io, 'conflicts: kept as edited on the target', (report.conflicts ?? []).map(formatConflict));
+    if (!options.quiet) io.stdout.write(`${paintTable(formatTable(report.counts, OUTCOMES), colour)}\n`);
+    const shown = report.problems.filter((p) => p.severity === 'error' || !options.quiet);
+    const problems = [...shown].sort((a, b) => rank(a.severity) - rank(b.severity));
+    list(io, 'problems in the source', unique(problems.map(formatProblem)), options);
+    if (!options.quiet) list(io, 'written with warnings', unique(report.warnings), options);
+    list(io, 'failed', report.failures.map(formatFailure), options);
+    const hint = options.credentials && hintForFailures(report.failures, options.credentials);
+    if (hint) io.stdout.write(`${paint(colour, 'yellow', hint)}\n`);
+    list(
+      io,
+      'conflicts: kept as edited on the target',
+      (report.conflicts ?? []).map(formatConflict),
+      options,
+    );
     if (report.guard) io.stdout.write(`\ndeletions held back: ${report.guard}\n`);
   }
-  io.stdout.write(`${summaryLine(report)}\n`);
+  const line = summaryLine(report);
+  io.stdout.write(`${paint(colour, failed ? 'red' : 'green', line)}\n`);
 }
 
-function list(io: CliIO, title: string, lines: string[]): void {
+const rank = (severity: string) => (severity === 'error' ? 0 : 1);
+const unique = (lines: string[]) => [...new Set(lines)];
+
+/** The header in bold and non-zero `failed` counts in red; the text itself unchanged. */
+function paintTable(table: string, on: boolean): string {
+  if (!on) return table;
+  const [head, ...rows] = table.split('\n');
+  const painted = rows.map((row) =>
+    row.replace(/(\s)([1-9]\d*)$/, (_, space, n) => space + paint(on, 'red', n)),
+  );
+  return [paint(on, 'bold', head), ...painted].join('\n');
+}
+
+function list(io: CliIO, title: string, lines: string[], options: OutputOptions = {}): void {
   if (lines.length === 0) return;
   io.stdout.write(`\n${title} (${lines.length}):\n`);
   for (const line of lines.slice(0, MAX_LISTED)) io.stdout.write(`  ${line}\n`);
-  if (lines.length > MAX_LISTED)
-    io.stdout.write(`  … and ${lines.length - MAX_LISTED} more (see --report)\n`);
+  if (lines.length > MAX_LISTED) {
+    const where = options.reportFile
+      ? `all of them in ${options.reportFile === '-' ? 'the JSON report' : options.reportFile}`
+      : 'all of them with --report <file.json>';
+    io.stdout.write(`  … and ${lines.length - MAX_LISTED} more (${where})\n`);
+  }
 }
 
 /** `community: 212 events (209 created, 3 unchanged), 0 failed → local data/calendar.db in 1.4 s` */

@@ -13,7 +13,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { PipelineSchema } from '../pipeline/definition.ts';
-import { type CliIO, runMain } from './io.ts';
+import { type CliIO, runMain, withCommonFlags } from './io.ts';
 
 /** Where the schema is committed, relative to the repository root. */
 export const SCHEMA_FILE = 'pipelines/pipeline.schema.json';
@@ -67,7 +67,7 @@ function layout(value: unknown, indent: number, used: number): string {
   return JSON.stringify(value);
 }
 
-export async function main(io: CliIO): Promise<number> {
+async function run(io: CliIO): Promise<number> {
   let values: { check?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
@@ -94,5 +94,7 @@ export async function main(io: CliIO): Promise<number> {
   io.stdout.write(`wrote ${SCHEMA_FILE}\n`);
   return 0;
 }
+
+export const main = withCommonFlags(run);
 
 if (import.meta.main) await runMain(main);

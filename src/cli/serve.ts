@@ -11,7 +11,7 @@ import { buildApp } from '../server/app.ts';
 import type { TrustProxy } from '../server/config.ts';
 import { DemoReset } from '../server/demo.ts';
 import { openSqliteStore } from '../server/store/sqlite.ts';
-import { type CliIO, runMain } from './io.ts';
+import { type CliIO, runMain, withCommonFlags } from './io.ts';
 
 export const DEFAULT_DATA = 'data/calendar.db';
 /** Demo mode's own file, so that `--demo` never resets the store `npm run import` fills. */
@@ -49,7 +49,7 @@ Examples:
   npm run serve -- --host 127.0.0.1 --trust-proxy loopback    # behind nginx on the same machine
   npm run users -- add alice --role editor    # then use Basic auth alice:<app password>`;
 
-export async function main(io: CliIO): Promise<number> {
+async function run(io: CliIO): Promise<number> {
   let values: Record<string, string | string[] | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -180,5 +180,7 @@ export function parseTrustProxy(value: string | undefined): TrustProxy | null {
     .filter(Boolean);
   return list.length ? list : null;
 }
+
+export const main = withCommonFlags(run);
 
 if (import.meta.main) await runMain(main);

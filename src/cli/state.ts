@@ -17,7 +17,7 @@ import type { RunReport } from '../pipeline/report.ts';
 import { rebuildPipelineState } from '../pipeline/state-repair.ts';
 import { acquireLock, LockedError } from '../state/lock.ts';
 import { SyncState } from '../state/sync-state.ts';
-import { type CliIO, runMain } from './io.ts';
+import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { makeLogger, summaryLine } from './output.ts';
 import { specFromPipeline } from './pipeline-spec.ts';
 import { chooseTarget, type TargetChoice } from './target.ts';
@@ -56,7 +56,7 @@ interface Resolved {
   spec?: ReturnType<typeof specFromPipeline>['spec'];
 }
 
-export async function main(io: CliIO): Promise<number> {
+async function run(io: CliIO): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(io.argv);
@@ -85,6 +85,11 @@ export async function main(io: CliIO): Promise<number> {
       return 2;
     }
     throw err;
+  }
+  const unknown = unknownPipeline(pipeline);
+  if (unknown) {
+    io.stderr.write(`state: ${unknown}\n`);
+    return 2;
   }
   try {
     switch (command as Command) {
@@ -190,6 +195,27 @@ async function rebuild(p: Resolved, io: CliIO): Promise<number> {
   return 0;
 }
 
+/**
+ * Why a pipeline named without a definition file is no pipeline at all: its name is neither in pipelines/
+ * nor in the local state (a typo should not look like an empty pipeline and exit 0).
+ */
+function unknownPipeline(p: Resolved): string | undefined {
+  if (p.spec) return undefined;
+  const known = existsSync(p.stateFile) ? knownPipelines(p.stateFile) : [];
+  if (known.includes(p.name)) return undefined;
+  const knows = known.length > 0 ? `; it knows ${known.join(', ')}` : '';
+  return `no pipeline named ${p.name}: no definition in pipelines/ has that name, and the sync state ${p.stateFile} ${existsSync(p.stateFile) ? `has no such pipeline${knows}` : 'does not exist'} (--data names another store)`;
+}
+
+function knownPipelines(stateFile: string): string[] {
+  const state = new SyncState(stateFile);
+  try {
+    return state.pipelines();
+  } finally {
+    state.close();
+  }
+}
+
 /** A definition file; else a name: the definition in pipelines/ with that name, else the local state. */
 async function resolvePipeline(which: string, io: CliIO, data: string): Promise<Resolved> {
   const file = existsSync(which) ? which : await findDefinition(which, io);
@@ -230,5 +256,7 @@ function usage(io: CliIO, message: string): number {
   io.stderr.write(`state: ${message}\n\n${HELP}\n`);
   return 2;
 }
+
+export const main = withCommonFlags(run);
 
 if (import.meta.main) await runMain(main);

@@ -21,7 +21,7 @@ import type { RunReport } from '../pipeline/report.ts';
 import type { RunSpec } from '../pipeline/run.ts';
 import { hostQueues } from '../writer/host-queues.ts';
 import { type Executed, execute } from './execute.ts';
-import { type CliIO, runMain } from './io.ts';
+import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';
 import { specFromPipeline } from './pipeline-spec.ts';
 import type { TargetChoice } from './target.ts';
@@ -32,8 +32,11 @@ ${command === 'plan' ? 'Prints what a sync would do — counts per kind, every a
 
 Options:
 ${command === 'plan' ? '' : "  --dry-run        print the plan instead of writing (same as npm run plan)\n  --force-delete   lift the mass-delete guard (deleting more than max_delete_ratio of a pipeline's events)\n"}  --report <file>  write the run reports as JSON (an array, one per pipeline file; one that
-                   could not run has its error)
+                   could not run has its error); - for standard output, as --json
+  --json           print that array on standard output instead of the tables
   --quiet          print only failures and one summary line per pipeline
+  --debug          every log line with its fields, and stacks of errors
+  --version        print calsync's version
   -h, --help       show this help
 
 Environment: CALSYNC_STATE_DIR, where the sync state of remote targets lives (default data/sync under
@@ -46,7 +49,7 @@ Examples:
   npm run ${command} -- pipelines/*.yaml${command === 'plan' ? '' : ' --quiet --report /var/log/calsync/last.json'}`;
 
 export function command(name: 'sync' | 'plan') {
-  return async function main(io: CliIO): Promise<number> {
+  return withCommonFlags(async (io: CliIO): Promise<number> => {
     let parsed: ReturnType<typeof parse>;
     try {
       parsed = parse(io.argv);
@@ -63,7 +66,8 @@ export function command(name: 'sync' | 'plan') {
       io.stderr.write(`${name}: expected at least one pipeline file\n\n${help(name)}\n`);
       return 2;
     }
-    const reportProblem = checkReportPath(values.report);
+    const json = values.json || values.report === '-';
+    const reportProblem = values.report === '-' ? undefined : checkReportPath(values.report);
     if (reportProblem) {
       io.stderr.write(`${name}: ${reportProblem}\n`);
       return 2;
@@ -72,6 +76,8 @@ export function command(name: 'sync' | 'plan') {
       dryRun: name === 'plan' || values['dry-run'],
       forceDelete: values['force-delete'],
       quiet: values.quiet,
+      json,
+      reportFile: values.report,
     };
     const logger = makeLogger(io, { quiet: values.quiet });
     const jobs = await Promise.all(positionals.map((file) => load(file, io, logger)));
@@ -81,9 +87,11 @@ export function command(name: 'sync' | 'plan') {
       const names = failed.map((e) => (e.pipeline ? `${e.pipeline} (${e.file})` : e.file)).join(', ');
       io.stderr.write(`${failed.length} of ${entries.length} pipelines failed: ${names}\n`);
     }
-    if (values.report) await writeFile(values.report, `${JSON.stringify(entries, null, 2)}\n`);
+    if (json) io.stdout.write(`${JSON.stringify(entries, null, 2)}\n`);
+    if (values.report && values.report !== '-')
+      await writeFile(values.report, `${JSON.stringify(entries, null, 2)}\n`);
     return Math.max(0, ...jobs.map((j) => j.result?.code ?? 0));
-  };
+  });
 }
 
 interface Job {
@@ -91,6 +99,8 @@ interface Job {
   runId: string;
   spec?: RunSpec;
   target?: TargetChoice;
+  /** `target.auth.type` of the definition (`none` without one), for the hint of a 401. */
+  auth?: string;
   publish?: FeedPublication;
   result?: Executed;
 }
@@ -101,7 +111,9 @@ type Entry = (RunReport | { pipeline?: string; outcome: 'failed'; error: string 
 async function load(file: string, io: CliIO, logger: Logger): Promise<Job> {
   const runId = randomUUID();
   try {
-    return { file, runId, ...specFromPipeline(await loadPipeline(file, io.env)) };
+    const pipeline = await loadPipeline(file, io.env);
+    const auth = pipeline.target.auth?.type ?? 'none';
+    return { file, runId, auth, ...specFromPipeline(pipeline) };
   } catch (err) {
     const config = err instanceof DefinitionError || err instanceof ConfigError;
     const message = config ? (err as Error).message : `${file}: ${(err as Error).message}`;
@@ -119,7 +131,7 @@ async function runAll(
   jobs: Job[],
   io: CliIO,
   logger: Logger,
-  options: { dryRun: boolean; forceDelete: boolean; quiet: boolean },
+  options: { dryRun: boolean; forceDelete: boolean; quiet: boolean; json: boolean; reportFile?: string },
 ): Promise<Entry[]> {
   const runnable = jobs.filter((j) => j.spec && j.target);
   const queues = hostQueues(runnable.flatMap((j) => (j.target?.remote ? [j.target.remote] : [])));
@@ -139,7 +151,13 @@ async function runAll(
             { ...target, open: (o) => target.open({ ...o, queue }) },
             io,
             logger,
-            { ...options, runId: job.runId, details: true, noProgress: chains.size > 1 },
+            {
+              ...options,
+              runId: job.runId,
+              details: true,
+              noProgress: chains.size > 1,
+              credentials: { from: 'pipeline', file: job.file, auth: job.auth ?? 'none' },
+            },
           );
           // The pipeline's `feeds:` with a `path` (src/export/publish.ts), after a run that wrote.
           if (!options.dryRun && job.publish && job.result.code !== 2) {
@@ -150,7 +168,8 @@ async function runAll(
                 return [];
               },
             );
-            if (!options.quiet) for (const f of files) io.stdout.write(`feed written: ${f}\n`);
+            if (!options.quiet && !options.json)
+              for (const f of files) io.stdout.write(`feed written: ${f}\n`);
           }
         } catch (err) {
           // One pipeline's unexpected failure never stops the others; the exit code says the worst.
@@ -164,7 +183,9 @@ async function runAll(
   );
   return jobs.map((j): Entry => {
     const report = j.result?.report;
-    if (report) return { file: j.file, ...report };
+    // A plan's entry carries it (counts and actions) too: `npm run plan -- … --json`.
+    const plan = options.dryRun && options.json ? { plan: j.result?.plan } : {};
+    if (report) return { file: j.file, ...report, ...plan };
     return { file: j.file, pipeline: j.spec?.name, outcome: 'failed', error: j.result?.error ?? 'not run' };
   });
 }
@@ -177,6 +198,7 @@ function parse(argv: string[]) {
       'dry-run': { type: 'boolean', default: false },
       'force-delete': { type: 'boolean', default: false },
       report: { type: 'string' },
+      json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -10,7 +10,7 @@ import { createAppPassword, formatAppPassword } from '../server/auth/app-passwor
 import { createOAuthClient } from '../server/auth/oauth-clients.ts';
 import { openSqliteStore } from '../server/store/sqlite.ts';
 import type { Store } from '../server/store/store.ts';
-import { type CliIO, runMain } from './io.ts';
+import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { DEFAULT_DATA } from './serve.ts';
 
 const HELP = `Usage: npm run users -- <command> [options]
@@ -34,7 +34,7 @@ Examples:
   npm run users -- client add alice --name importer
   curl -u '<client-id>:<secret>' -d grant_type=client_credentials http://127.0.0.1:8080/oauth/token`;
 
-export async function main(io: CliIO): Promise<number> {
+async function usersMain(io: CliIO): Promise<number> {
   let parsed: ReturnType<typeof parse>;
   try {
     parsed = parse(io.argv);
@@ -172,5 +172,7 @@ async function client(
       return fail(`client needs add, list or revoke, got "${sub ?? ''}"`);
   }
 }
+
+export const main = withCommonFlags(usersMain);
 
 if (import.meta.main) await runMain(main);

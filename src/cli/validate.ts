@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../pipeline/errors.ts';
 import { checkPipelineFile, formatProblem } from '../pipeline/load.ts';
-import { type CliIO, runMain } from './io.ts';
+import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { specFromPipeline } from './pipeline-spec.ts';
 
 const HELP = `Usage: npm run validate -- <pipeline file>... [options]
@@ -27,7 +27,7 @@ Examples:
   npm run validate -- pipelines/*.yaml pipelines/*.json
   npm run validate -- --allow-missing-env pipelines/*.yaml    # in CI, where the secrets are not set`;
 
-export async function main(io: CliIO): Promise<number> {
+async function run(io: CliIO): Promise<number> {
   let parsed: { values: { 'allow-missing-env'?: boolean; help?: boolean }; positionals: string[] };
   try {
     parsed = parseArgs({
@@ -81,5 +81,7 @@ export async function main(io: CliIO): Promise<number> {
     io.stderr.write(`${invalid} of ${files.length} pipeline files are invalid\n`);
   return invalid > 0 ? 2 : 0;
 }
+
+export const main = withCommonFlags(run);
 
 if (import.meta.main) await runMain(main);

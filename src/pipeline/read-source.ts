@@ -9,7 +9,7 @@
  * occurrences enter it even when the feed is the same.
  */
 import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { readCsv } from '../sources/csv/index.ts';
 import { readIcs } from '../sources/ics/index.ts';
@@ -21,6 +21,7 @@ import {
   SourceFetchError,
   type Validators,
 } from '../sources/remote/index.ts';
+import { looksLike } from '../sources/remote/sniff.ts';
 import { hashOf } from './desired.ts';
 import { ConfigError } from './errors.ts';
 import type { RunSpec } from './run.ts';
@@ -107,14 +108,48 @@ export async function readSource(
   }
   if (!source.path) throw new ConfigError(`${spec.name}: the source has neither a path nor a url`);
   try {
-    return done(
-      await read(source.type === 'ics' ? await readFile(source.path) : createReadStream(source.path)),
-    );
+    if (source.type === 'csv') {
+      await refuseNotText(file, await readHead(source.path), 'csv');
+      return done(await read(createReadStream(source.path)));
+    }
+    const bytes = await readFile(source.path);
+    await refuseNotText(file, bytes, 'ics');
+    return done(await read(bytes));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') throw new ConfigError(`${file}: no such file`);
     if (e.code === 'EISDIR') throw new ConfigError(`${file}: is a directory, expected a .ics or .csv file`);
     throw err;
+  }
+}
+
+/**
+ * A file that is no calendar at all (a saved web page, a binary file renamed .ics, an Excel workbook
+ * named .csv) stops the run with one line naming what it is, instead of a problem per line of it. An
+ * .ics with no BEGIN:VCALENDAR anywhere is not a calendar either.
+ */
+async function refuseNotText(file: string, bytes: Uint8Array, type: 'ics' | 'csv'): Promise<void> {
+  const start = Buffer.from(bytes.subarray(0, HEAD)).toString('latin1');
+  const looks = looksLike(start);
+  const expected = type === 'ics' ? 'an iCalendar (.ics) file' : 'a CSV file';
+  if (looks) throw new ConfigError(`${file}: this is ${looks}, not ${expected}`);
+  const utf16 = /^(?:\u00fe\u00ff|\u00ff\u00fe)/.test(start);
+  if (type === 'ics' && !utf16 && !/BEGIN:VCALENDAR/i.test(Buffer.from(bytes).toString('latin1')))
+    throw new ConfigError(
+      `${file}: not a calendar: an iCalendar file has BEGIN:VCALENDAR, this one has none (it begins "${start.slice(0, 40).replace(/\s+/g, ' ').trim()}")`,
+    );
+}
+
+/** Bytes looked at to tell what a file is. */
+const HEAD = 512;
+
+async function readHead(path: string): Promise<Uint8Array> {
+  const handle = await open(path);
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEAD), 0, HEAD, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
   }
 }
 

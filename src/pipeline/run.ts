@@ -54,6 +54,11 @@ export interface RunOptions {
   logger?: Logger;
   /** Called after each item settles, with counts done and total. */
   onProgress?: (done: number, total: number) => void;
+  /**
+   * Called as the run enters a stage that shows no count (reading and parsing the source, planning), with
+   * what it is doing: a terminal shows it until the writes' progress bar takes over.
+   */
+  onStage?: (doing: string) => void;
   /** The run's id in logs, the sync state and the report; default a new UUID (the CLI makes it first, for its own log lines). */
   runId?: string;
 }
@@ -88,6 +93,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       dryRun: options.dryRun ?? false,
       startedAt: new Date(started).toISOString(),
     };
+    options.onStage?.(`reading ${sourceLabel(spec.source)}`);
     const read = await readSource(spec, window, cache);
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
@@ -111,7 +117,11 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       return { plan: { actions: [], counts: emptyPlanCounts() }, report };
     }
     const source = read.result;
-    for (const p of source.problems) log?.warn({ problem: p }, `${p.code}: ${p.message}`);
+    for (const p of source.problems) {
+      if (p.severity === 'error') log?.error({ problem: p }, `${p.code}: ${p.message}`);
+      else log?.warn({ problem: p }, `${p.code}: ${p.message}`);
+    }
+    options.onStage?.(`planning ${source.records.length} records`);
     const mapped = mapRecords(source.records, {
       ...spec.mapping,
       pipeline: spec.name,

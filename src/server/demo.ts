@@ -141,6 +141,9 @@ export class DemoReset {
             siteTimezone: this.#o.siteTimezone,
           }),
         now: this.#now(),
+      }).catch((err: Error) => {
+        // A sample that is no calendar at all (read-source.ts refuses it before planning).
+        throw new Error(`demo reset: ${err.message}`, { cause: err });
       });
       // A sample that did not import whole would leave visitors a broken demo: keep the current data.
       const { created, failed } = report.counts.event;

@@ -1,5 +1,5 @@
 /**
- * The landing and docs pages in headless Chromium (issue 7, item 8): Debian's /usr/bin/chromium driven
+ * The landing, docs and event pages in headless Chromium (issue 7, item 8; issue 14): Debian's /usr/bin/chromium driven
  * by playwright-core, against the real server on a 127.0.0.1 port. The landing page renders with its
  * links; the docs page renders the API reference, and "Try it out" → Execute on the events list
  * answers 200 with the seeded events; neither page logs a console error or trips the
@@ -136,6 +136,25 @@ describe.skipIf(!available)('in headless Chromium', { timeout: 60_000 }, () => {
     await page.screenshot({ path: join(ARTIFACTS, 'landing.png'), fullPage: true });
     await page.locator('#docs').click();
     await page.waitForURL(`${origin}/docs/`);
+    await page.close();
+    expect(problems).toEqual([]);
+  });
+
+  it('the events list links each event to its page, which renders with its JSON-LD and an Add to calendar download', async () => {
+    problems.length = 0;
+    const page = await open('/events/');
+    await page.locator('li a', { hasText: EVENTS[0] }).click();
+    await page.waitForURL(/\/event\/harbour-jazz-night\/$/);
+    await expect(page.locator('h1').textContent()).resolves.toBe(EVENTS[0]);
+    // What a crawler reads: the data block parses as a schema.org Event (not run: no CSP report either).
+    const ld = (await page.evaluate(
+      'JSON.parse(document.querySelector(\'script[type="application/ld+json"]\').textContent)',
+    )) as Record<string, unknown>;
+    expect(ld).toMatchObject({ '@context': 'https://schema.org', '@type': 'Event', name: EVENTS[0] });
+    await page.screenshot({ path: join(ARTIFACTS, 'event.png'), fullPage: true });
+    const download = page.waitForEvent('download');
+    await page.locator('a', { hasText: 'Add to calendar' }).click();
+    expect((await download).suggestedFilename()).toBe('harbour-jazz-night.ics');
     await page.close();
     expect(problems).toEqual([]);
   });

@@ -4,15 +4,15 @@
  * nothing and shows field changes, deletions go to the trash behind the mass-delete guard, the run lock
  * refuses a live owner and takes over a dead one, and logs are NDJSON off a terminal.
  */
-import { spawn } from 'node:child_process';
 import { createReadStream, existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
 import { readCsv } from '../../src/sources/csv/index.ts';
 import { acquireLock } from '../../src/state/lock.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
+import { killChildren, spawnChild } from '../helpers/children.ts';
 import { tempDir } from '../writer/setup.ts';
 import { ROOT, readReport, runCli, SAMPLE_CSV, snapshotOf, writesOf } from './helpers.ts';
 
@@ -21,6 +21,7 @@ beforeAll(async () => {
   dir = await tempDir();
 });
 afterAll(() => dir.remove());
+afterEach(killChildren);
 
 const at = (name: string) => join(dir.dir, name);
 
@@ -301,15 +302,17 @@ describe('the run lock', () => {
   });
 
   it('runs when the process that held the lock was killed', async () => {
-    const holder = spawn(
+    // The holder keeps its release function (and so the SQLite connection holding the lock) reachable:
+    // dropped, the connection is closed whenever the garbage collector runs, and the lock goes with it.
+    const holder = spawnChild(
       process.execPath,
       [
         '-e',
-        `import(${JSON.stringify(join(ROOT, 'src/state/lock.ts'))}).then((m) => { m.acquireLock(${JSON.stringify(lockFile())}); console.log('held'); setInterval(() => {}, 1000); })`,
+        `import(${JSON.stringify(join(ROOT, 'src/state/lock.ts'))}).then((m) => { globalThis.release = m.acquireLock(${JSON.stringify(lockFile())}); console.log('held'); setInterval(() => {}, 1000); })`,
       ],
       { stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    await new Promise((held) => holder.stdout.once('data', held));
+    await new Promise((held) => holder.stdout?.once('data', held));
     expect((await runCli(importMain, [at('locked.ics'), '--data', at('locked.db')])).code).toBe(2);
     holder.kill('SIGKILL');
     await new Promise((exited) => holder.once('exit', exited));

@@ -3,7 +3,6 @@
  * child process (to kill it), and read everything a target holds back through the API, in a form two
  * targets can be compared by.
  */
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CliIO } from '../../src/cli/io.ts';
@@ -11,6 +10,7 @@ import { htmlToText } from '../../src/model/html.ts';
 import type { RunReport } from '../../src/pipeline/report.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
 import type { Kind, Target } from '../../src/writer/target.ts';
+import { spawnChild } from '../helpers/children.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const SAMPLE_ICS = join(ROOT, 'samples', 'community-calendar.ics');
@@ -42,17 +42,18 @@ export async function runCli(
 
 /**
  * Starts `npm run import -- …` as a real process (Node 24 of this test run); resolves with its exit.
- * `env` adds to the environment (credentials of an API target).
+ * `env` adds to the environment (credentials of an API target). Its own process group: a test file that
+ * calls this runs `afterEach(killChildren)` (test/helpers/children.ts).
  */
 export function spawnImport(argv: string[], cwd: string, env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(ROOT, 'src', 'cli', 'import.ts'), ...argv], {
+  const child = spawnChild(process.execPath, [join(ROOT, 'src', 'cli', 'import.ts'), ...argv], {
     cwd,
     env: { ...process.env, CALSYNC_NOW: NOW, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout.on('data', (d) => (output += d));
-  child.stderr.on('data', (d) => (output += d));
+  child.stdout?.on('data', (d) => (output += d));
+  child.stderr?.on('data', (d) => (output += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; output: string }>((done) =>
     child.on('exit', (code, signal) => done({ code, signal, output })),
   );

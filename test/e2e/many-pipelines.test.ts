@@ -6,10 +6,10 @@
  * stop the others, the exit code and the JSON report say which failed, one pipeline authenticates with
  * OAuth 2 client credentials, and every log line carries its pipeline's run id.
  */
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { killChildren, spawnChild } from '../helpers/children.ts';
 import { addOAuthClient, type LoopbackServer, startServer, tempDir } from '../writer/setup.ts';
 import { NOW, ROOT, readReport, writesOf } from './helpers.ts';
 
@@ -102,6 +102,7 @@ beforeAll(async () => {
     await pipeline('delta', BASIC),
   ];
 });
+afterEach(killChildren);
 afterAll(async () => {
   await server.close();
   await tmp.remove();
@@ -109,15 +110,15 @@ afterAll(async () => {
 
 /** `npm run sync -- …` as a real process in the temp dir (where remote targets keep their sync state). */
 function sync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, 'src', 'cli', 'sync.ts'), ...args], {
+  const child = spawnChild(process.execPath, [join(ROOT, 'src', 'cli', 'sync.ts'), ...args], {
     cwd: tmp.dir,
     env: { ...process.env, CALSYNC_NOW: NOW, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d) => (stdout += d));
-  child.stderr.on('data', (d) => (stderr += d));
+  child.stdout?.on('data', (d) => (stdout += d));
+  child.stderr?.on('data', (d) => (stderr += d));
   return new Promise((done) => child.on('exit', (code) => done({ code, stdout, stderr })));
 }
 

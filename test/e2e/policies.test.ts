@@ -258,7 +258,7 @@ describe('update policies', () => {
     ]);
   });
   it('preserve-local-edits keeps a draft an editor published as published when the source changes it', async () => {
-    // pipelines/wordpress-example.yaml: events arrive as drafts and an editor publishes them.
+    // pipelines/remote/wordpress-example.yaml: events arrive as drafts and an editor publishes them.
     const file = at('review.yaml');
     await writeFile(
       file,

@@ -136,6 +136,8 @@ describe('npm run state', () => {
     expect((await runCli(stateMain, ['fix', file])).code).toBe(2);
     const missing = await runCli(stateMain, ['rebuild', 'no-such-pipeline', '--data', at('calendar.db')]);
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/rebuild needs the pipeline definition file/);
+    expect(missing.stderr).toMatch(
+      /no pipeline named no-such-pipeline: no definition in pipelines\/ has that name/,
+    );
   });
 });

@@ -27,6 +27,12 @@ async function copyExample(name: string): Promise<string> {
   const source = String(doc.getIn(['source', 'path']));
   doc.setIn(['source', 'path'], join(ROOT, 'pipelines', source));
   doc.setIn(['target', 'data'], data);
+  // Feeds written by a sync go to the temp dir too.
+  const feeds = doc.get('feeds') as { items?: unknown[] } | undefined;
+  (feeds?.items ?? []).forEach((_, i) => {
+    if (doc.hasIn(['feeds', i, 'path']))
+      doc.setIn(['feeds', i, 'path'], join(dir.dir, 'feeds', `${name}-${i}.ics`));
+  });
   const file = join(dir.dir, `${name}.yaml`);
   await writeFile(file, doc.toString());
   return file;
@@ -44,7 +50,7 @@ const reportFile = (name: string) => join(dir.dir, name);
 
 describe('the example pipelines of the README', () => {
   const examples = ['community-ics', 'community-csv', 'wordpress-example'].map((name) =>
-    join(ROOT, 'pipelines', `${name}.yaml`),
+    join(ROOT, 'pipelines', name === 'wordpress-example' ? 'remote' : '', `${name}.yaml`),
   );
 
   it('all pass npm run validate, the WordPress one once its variables are set', async () => {

@@ -53,11 +53,7 @@ export function notCalendar(start: string, type: SourceType, contentType: string
     .join('');
   const trimmed = text.trimStart();
   const type_ = contentType ? ` (Content-Type ${contentType.split(';')[0]})` : '';
-  const looks = /^<(?:!doctype\s+html|html|head|body|\?xml|!--)/i.test(trimmed)
-    ? 'an HTML page, such as a login page'
-    : /^[{[]/.test(trimmed) || /\bjson\b/i.test(contentType)
-      ? 'JSON, such as an API error'
-      : undefined;
+  const looks = looksLike(start, contentType);
   if (type === 'ics') {
     if (/^BEGIN:VCALENDAR/i.test(trimmed)) return undefined;
     if (trimmed === '') return `expected an iCalendar body, got an empty one${type_}`;
@@ -67,5 +63,35 @@ export function notCalendar(start: string, type: SourceType, contentType: string
   if (/^text\/html\b/i.test(contentType)) return `expected a CSV body, got an HTML page${type_}`;
   return undefined;
 }
+
+/**
+ * What `start` (the first bytes, latin1) looks like when it is not text a calendar can be in: an HTML
+ * page, JSON, or a binary file (a ZIP such as an Excel workbook, a PDF, an image…); undefined when it is
+ * plain text. UTF-16 (with its BOM) is text.
+ */
+export function looksLike(start: string, contentType = ''): string | undefined {
+  const utf16 = /^(?:\u00fe\u00ff|\u00ff\u00fe)/.test(start);
+  const text = start
+    .replace(/^(?:\u00ef\u00bb\u00bf|\u00fe\u00ff|\u00ff\u00fe)/, '')
+    .split('\u0000')
+    .join('');
+  const trimmed = text.trimStart();
+  if (start.startsWith('PK\u0003\u0004'))
+    return 'a ZIP archive (an Excel or LibreOffice file? save it as CSV)';
+  if (start.startsWith('%PDF')) return 'a PDF document';
+  // Control characters other than tab, line breaks and form feed do not occur in text files.
+  const controls = utf16 ? 0 : [...start].filter(isControl).length;
+  if (controls > Math.max(2, start.length / 20)) return 'a binary file';
+  if (/^<(?:!doctype\s+html|html|head|body|\?xml|!--)/i.test(trimmed))
+    return 'an HTML page, such as a login page or a saved web page';
+  if (/^[{[]/.test(trimmed) || /\bjson\b/i.test(contentType)) return 'JSON, such as an API error';
+  return undefined;
+}
+
+/** Bytes 0–8, 14–26 and 28–31: not tab, line feed, vertical tab, form feed, carriage return or escape. */
+const isControl = (c: string) => {
+  const code = c.charCodeAt(0);
+  return code < 32 && !(code >= 9 && code <= 13) && code !== 27;
+};
 
 const preview = (s: string) => s.slice(0, 40).replace(/\s+/g, ' ');

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
 import type { Target } from '../../src/writer/index.ts';
+import { killChildren } from '../helpers/children.ts';
 import { type Fault, type FaultyProxy, startFaultyProxy } from '../helpers/faulty-proxy.ts';
 import { type LoopbackServer, startServer, tempDir } from '../writer/setup.ts';
 import { readReport, runCli, SAMPLE_ICS, snapshotOf, spawnImport, writesOf } from './helpers.ts';
@@ -45,6 +46,7 @@ interface Site {
 }
 
 let site: Site | undefined;
+afterEach(killChildren);
 afterEach(async () => {
   await site?.close();
   site = undefined;

@@ -10,9 +10,10 @@
  */
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../../bench/prng.ts';
 import { main as importMain } from '../../src/cli/import.ts';
+import { killChildren } from '../helpers/children.ts';
 import { tempDir } from '../writer/setup.ts';
 import { readReport, runCli, SAMPLE_ICS, snapshotOf, spawnImport, writesOf } from './helpers.ts';
 
@@ -116,6 +117,7 @@ beforeAll(async () => {
   expect(await snapshotOf(join(dir.dir, 'timed', 'calendar.db'))).toEqual(clean);
 }, 30_000);
 afterAll(() => dir.remove());
+afterEach(killChildren);
 
 /**
  * Each case: a seed, what its first kill is anchored on (see Trigger), and whether the re-run is killed too

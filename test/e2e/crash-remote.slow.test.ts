@@ -6,11 +6,12 @@
  * same file). After a run to the end, the server must hold exactly what one clean import gives, and one more
  * run must write nothing.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../../bench/prng.ts';
 import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import { killChildren, spawnChild } from '../helpers/children.ts';
 import { createImporter, tempDir } from '../writer/setup.ts';
 import { ROOT, readReport, SAMPLE_ICS, spawnImport, writesOf } from './helpers.ts';
 import {
@@ -29,6 +30,7 @@ beforeAll(async () => {
   clean = await cleanImport(join(dir.dir, 'clean'));
 }, 30_000);
 afterAll(() => dir.remove());
+afterEach(killChildren);
 
 /** A server process over `data` (with an editor "importer" made first), on `port` (0: any). */
 interface Site {
@@ -47,7 +49,7 @@ async function createUser(data: string): Promise<string> {
 }
 
 function serve(data: string, port = 0): Promise<Site> {
-  const child = spawn(
+  const child = spawnChild(
     process.execPath,
     [join(ROOT, 'src', 'cli', 'serve.ts'), '--port', String(port), '--data', data, '--cache-mb', '0'],
     { stdio: ['ignore', 'pipe', 'pipe'] },
