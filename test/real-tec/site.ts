@@ -2,7 +2,6 @@
  * The real TEC site of the suite (started by global-setup.ts) and what its tests share: a reset between
  * tests, writer targets as each WordPress role, and the real CLI run against the site as a child process.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { comparableText } from '../../src/model/html.ts';
 import type { RunReport } from '../../src/pipeline/report.ts';
 import { createHttpTransport, createTarget, type Target } from '../../src/writer/index.ts';
 import { NOW, ROOT, snapshot, spawnImport } from '../e2e/helpers.ts';
+import { killChildren, spawnChild } from '../helpers/children.ts';
 import { resetSite } from './kit.ts';
 
 export type Role = 'administrator' | 'editor' | 'author' | 'contributor' | 'subscriber';
@@ -60,6 +60,8 @@ export function freshSiteEach(tec: RealTec): { readonly dir: string } {
     dir = await mkdtemp(join(tmpdir(), 'calsync-real-tec-'));
   });
   afterEach(async () => {
+    // A failed test may leave a CLI process running: its process group goes first (test/helpers/children.ts).
+    await killChildren();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
   return {
@@ -83,18 +85,18 @@ export async function siteSnapshot(tec: RealTec) {
 /** A calsync command (`src/cli/<command>.ts`) as a real process in `cwd`, as `npm run <command>` runs it. */
 export function runCommand(command: string, argv: string[], cwd: string, env: Record<string, string> = {}) {
   return new Promise<{ code: number | null; output: string; stdout: string }>((done) => {
-    const child = spawn(process.execPath, [join(ROOT, 'src', 'cli', `${command}.ts`), ...argv], {
+    const child = spawnChild(process.execPath, [join(ROOT, 'src', 'cli', `${command}.ts`), ...argv], {
       cwd,
       env: { ...process.env, CALSYNC_NOW: NOW, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
     let stdout = '';
-    child.stdout.on('data', (d) => {
+    child.stdout?.on('data', (d) => {
       output += d;
       stdout += d;
     });
-    child.stderr.on('data', (d) => (output += d));
+    child.stderr?.on('data', (d) => (output += d));
     child.on('exit', (code) => done({ code, output, stdout }));
   });
 }
