@@ -8,6 +8,7 @@
  * index (B.3) and the OpenAPI document (B.4) are generated from. Resources are plugins in ./routes.
  */
 import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -27,7 +28,13 @@ import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
 import type { RouteSpec } from './routes/spec.ts';
-import { registerAuthThrottle, registerSecurityHeaders, serverOptions } from './security/index.ts';
+import {
+  CredentialGate,
+  FailureCounter,
+  registerAuthThrottle,
+  registerSecurityHeaders,
+  serverOptions,
+} from './security/index.ts';
 import type { Store } from './store/store.ts';
 
 declare module 'fastify' {
@@ -35,6 +42,8 @@ declare module 'fastify' {
     store: Store;
     config: Config;
     routeSpecs: RouteSpec[];
+    /** Password checks: throttled per address, bounded overall (security/credential-gate.ts). */
+    credentials: CredentialGate;
   }
   interface FastifyRequest {
     caller: Caller;
@@ -83,12 +92,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bearer: bearerScheme(tokens, options.store),
     ...options.schemes,
   };
+  const counter = config.authThrottle && new FailureCounter(config.authThrottle, config.now);
+  // One hash per core at a time: guesses queue for a core instead of taking the event loop's share.
+  const credentials = new CredentialGate(counter, { concurrency: availableParallelism(), maxWaiting: 256 });
+  app.decorate('credentials', credentials);
   // Before authentication: a blocked address does not cost a password hash.
-  if (config.authThrottle) registerAuthThrottle(app, config.authThrottle, config.now);
+  if (counter) registerAuthThrottle(app, counter, (req) => credentials.checked(req));
   app.addHook('onRequest', async (req) => {
     // The token endpoint's Basic header names an OAuth client, not a user (RFC 6749 §2.3.1).
     const clientAuth = (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth;
-    if (!clientAuth) req.caller = await authenticate(req.headers.authorization, schemes, req.method);
+    if (!clientAuth) {
+      const header = req.headers.authorization;
+      req.caller = await authenticate(header, schemes, req.method, credentials.forRequest(req));
+    }
     // Scheduled posts whose date has come are published before anything reads them (B.1).
     options.store.publishDue(formatUtcNow(config.now()));
   });

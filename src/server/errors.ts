@@ -58,6 +58,16 @@ export const methodNotAllowed = (method: string, path: string, allow: readonly s
 /** Every 401 names the schemes a client can use (B.2). */
 export const WWW_AUTHENTICATE = 'Basic realm="calsync", Bearer realm="calsync"';
 
+/** An address out of authentication attempts (security/auth-throttle.ts). */
+export const tooManyFailures = (retryAfterS: number) =>
+  new ApiError(
+    429,
+    'rest_too_many_failed_logins',
+    `Too many failed authentications from this address; try again in ${retryAfterS} s.`,
+    { retry_after: retryAfterS },
+    { 'retry-after': String(retryAfterS) },
+  );
+
 export const forbidden = (anonymous: boolean, params?: string[]) =>
   new ApiError(
     anonymous ? 401 : 403,

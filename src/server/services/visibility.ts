@@ -1,8 +1,12 @@
-/** Which statuses a caller's list shows (contract B.2, B.5 "Default status", E4). */
+/**
+ * Which statuses a caller's list shows (contract B.2, B.5 "Default status", E4), and which
+ * password-protected events a request has unlocked (A.10).
+ */
+import type { FastifyRequest } from 'fastify';
 import type { Status } from '../../model/index.ts';
-import { type Caller, canListUnpublished, isEditor } from '../auth/capabilities.ts';
+import { type Caller, canEdit, canListUnpublished, isEditor } from '../auth/capabilities.ts';
 import { forbidden } from '../errors.ts';
-import type { Visibility } from '../store/store.ts';
+import type { EventRecord, Visibility } from '../store/store.ts';
 
 const READABLE: Status[] = ['publish', 'future', 'draft', 'pending', 'private'];
 
@@ -17,4 +21,23 @@ export function listVisibility(caller: Caller, requested?: Status[]): Visibility
     ownStatuses: unpublished,
     ownerId: caller?.id ?? null,
   };
+}
+
+const isProtected = (e: EventRecord) => e.password !== null && e.password !== '';
+
+/**
+ * The events of `events` that stay locked: protected, not editable by the caller, and not opened by
+ * the request's `password`. A given password is an attempt of the client's address, throttled and
+ * counted like a login (security/credential-gate.ts): event passwords cannot be guessed without limit.
+ */
+export function lockedEvents(
+  req: FastifyRequest,
+  events: readonly EventRecord[],
+  password: string | undefined,
+): Set<EventRecord> {
+  const candidates = events.filter((e) => isProtected(e) && !canEdit(req.caller, e));
+  if (candidates.length === 0) return new Set();
+  if (password === undefined) return new Set(candidates);
+  const opened = req.server.credentials.unlocks(req, password, new Set(candidates.map((e) => e.password!)));
+  return new Set(candidates.filter((e) => !opened.has(e.password!)));
 }
