@@ -5,8 +5,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { Status } from '../../model/index.ts';
 import { type Caller, canEdit, canListUnpublished, isEditor } from '../auth/capabilities.ts';
-import { forbidden } from '../errors.ts';
-import type { EventRecord, Visibility } from '../store/store.ts';
+import { ApiError, forbidden } from '../errors.ts';
+import type { EventRecord, ProtectedTextAccess, Visibility } from '../store/store.ts';
 
 const READABLE: Status[] = ['publish', 'future', 'draft', 'pending', 'private'];
 
@@ -21,6 +21,14 @@ export function listVisibility(caller: Caller, requested?: Status[]): Visibility
     ownStatuses: unpublished,
     ownerId: caller?.id ?? null,
   };
+}
+
+/** Whose protected event text a caller's search may match: those it may edit (capabilities.ts). */
+export function protectedTextAccess(caller: Caller): ProtectedTextAccess | undefined {
+  if (isEditor(caller)) return 'all';
+  if (caller?.role === 'author') return { ownerId: caller.id, unpublishedOnly: false };
+  if (caller?.role === 'contributor') return { ownerId: caller.id, unpublishedOnly: true };
+  return undefined;
 }
 
 const isProtected = (e: EventRecord) => e.password !== null && e.password !== '';
@@ -40,4 +48,15 @@ export function lockedEvents(
   if (password === undefined) return new Set(candidates);
   const opened = req.server.credentials.unlocks(req, password, new Set(candidates.map((e) => e.password!)));
   return new Set(candidates.filter((e) => !opened.has(e.password!)));
+}
+
+/** A.10: a list filtered by a protected event the caller has not opened would show what its item hides. */
+export function refuseLockedFilter(req: FastifyRequest, event: EventRecord): void {
+  if (isProtected(event) && !canEdit(req.caller, event)) {
+    throw new ApiError(
+      403,
+      'event-password-protected',
+      'The requested event is not accessible without a password',
+    );
+  }
 }
