@@ -27,11 +27,12 @@ import { registerResponseCache } from './response-cache.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
-import type { RouteSpec } from './routes/spec.ts';
+import { effectiveMethod, type RouteSpec } from './routes/spec.ts';
 import {
   CredentialGate,
   FailureCounter,
   registerAuthThrottle,
+  registerBrowserDefences,
   registerSecurityHeaders,
   serverOptions,
 } from './security/index.ts';
@@ -84,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First of the onRequest hooks: answers made by the hooks after it carry the headers too.
   await registerSecurityHeaders(app);
   await registerBodyParsers(app, config.bodyLimit);
+  registerBrowserDefences(app, [new URL(config.siteUrl).origin, new URL(config.apiBase).origin]);
 
   const verifier = new AppPasswordVerifier(options.store);
   const tokens = new TokenService(options.store, config.apiBase, config.now);
@@ -103,7 +105,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const clientAuth = (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth;
     if (!clientAuth) {
       const header = req.headers.authorization;
-      req.caller = await authenticate(header, schemes, req.method, credentials.forRequest(req));
+      req.caller = await authenticate(header, schemes, effectiveMethod(req), credentials.forRequest(req));
     }
     // Scheduled posts whose date has come are published before anything reads them (B.1).
     options.store.publishDue(formatUtcNow(config.now()));
