@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { ConfigError } from '../pipeline/errors.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
+import { describeFault, StoreError, storageFault } from '../server/store/errors.ts';
 import { CsvOptionsError } from '../sources/csv/index.ts';
 import { LockedError } from '../state/lock.ts';
 import type { CliIO } from './io.ts';
@@ -66,14 +67,38 @@ export async function execute(
     } else {
       printReport(report, io, options);
     }
+    // The target's disk refused writes (full, read-only): one line that says so and names it, and 2, since
+    // the user has to act before a run can succeed. What was written is in the state; nothing is repeated.
+    const storage = report.failures.find((f) => f.code.startsWith('rest_storage_'));
+    if (storage) {
+      const failed = report.failures.length;
+      io.stderr.write(
+        `${spec.name}: ${target.label}: the target could not store the writes (${storage.code}: ${storage.message}); ` +
+          `${failed} item${failed === 1 ? '' : 's'} not written: free the disk or make it writable, then run again\n`,
+      );
+      return { code: 2, report, error: storage.message };
+    }
     return { code: report.outcome === 'ok' ? 0 : 1, report };
   } catch (err) {
     progress.stop();
     const message = `${spec.name}: ${(err as Error).message}`;
     // A CSV option the reader refuses (`--date-format XX`, `columns: { venu: … }`) is configuration too.
-    if (err instanceof ConfigError || err instanceof LockedError || err instanceof CsvOptionsError) {
+    // So is a data file that cannot be used (full disk, read-only, not a database): the message names it.
+    if (
+      err instanceof ConfigError ||
+      err instanceof LockedError ||
+      err instanceof CsvOptionsError ||
+      (err instanceof StoreError && err.code === 'store-unusable')
+    ) {
       io.stderr.write(`${message}\n`);
       return { code: 2, error: message };
+    }
+    // The sync state's own file on a full or read-only disk (the data file's faults are answers, above).
+    const fault = storageFault(err);
+    if (fault && spec.stateFile) {
+      const line = `${spec.name}: sync state: ${describeFault(fault, spec.stateFile, err)}`;
+      io.stderr.write(`${line}\n`);
+      return { code: 2, error: line };
     }
     log.error({ err }, message);
     io.stderr.write(`${message}\n`);

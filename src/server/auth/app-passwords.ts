@@ -12,6 +12,7 @@
 import { createHash, randomInt } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
 import type { CredentialCheck } from '../security/credential-gate.ts';
+import { storageFault } from '../store/errors.ts';
 import type { Store, UserRecord } from '../store/store.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -85,10 +86,15 @@ export class AppPasswordVerifier {
       return false;
     });
     if (!ok || !found) return null;
-    this.#store.touchAppPassword(
-      found.appPasswordId,
-      new Date().toISOString().slice(0, 19).replace('T', ' '),
-    );
+    try {
+      this.#store.touchAppPassword(
+        found.appPasswordId,
+        new Date().toISOString().slice(0, 19).replace('T', ' '),
+      );
+    } catch (err) {
+      // "Last used" is bookkeeping: a full or read-only disk must not turn a good login away.
+      if (!storageFault(err)) throw err;
+    }
     if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
     this.#cache.set(digest, {
       userId: found.user.id,

@@ -20,6 +20,7 @@ import { FEED_CONTENT_TYPES, renderFeed } from '../../export/render.ts';
 import { loadStoreFeed } from '../../export/store-feed.ts';
 import { noRoute } from '../errors.ts';
 import { etagMatches, strongEtag } from '../response-cache.ts';
+import { storageFault } from '../store/errors.ts';
 
 export interface FeedRoutesOptions {
   feeds: readonly FeedSpec[];
@@ -97,7 +98,12 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
   // Tombstones older than every feed's keep time are of no use any more.
   const keepDays = Math.max(0, ...opts.feeds.map((f) => f.tombstoneDays));
   const cutoff = new Date(config.now().getTime() - (keepDays + 1) * DAY);
-  store.pruneEventTombstones(cutoff.toISOString().slice(0, 19).replace('T', ' '));
+  try {
+    store.pruneEventTombstones(cutoff.toISOString().slice(0, 19).replace('T', ' '));
+  } catch (err) {
+    // Housekeeping: a read-only or full data file is still served (they are pruned next start).
+    if (!storageFault(err)) throw err;
+  }
 
   function current(feed: FeedSpec, format: Format, outlook: boolean, req: FastifyRequest): Kept {
     const key = `${feed.name}.${format}${outlook ? '.outlook' : ''}`;
