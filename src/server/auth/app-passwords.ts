@@ -49,6 +49,7 @@ export const decoyHash = () => {
 export class AppPasswordVerifier {
   readonly #store: Store;
   readonly #cache = new Map<string, { userId: number; appPasswordId: number; until: number }>();
+  readonly #checking = new Map<string, Promise<UserRecord | null>>();
 
   constructor(store: Store) {
     this.#store = store;
@@ -69,6 +70,21 @@ export class AppPasswordVerifier {
       if (user?.id === hit.userId) return user;
       this.#cache.delete(digest);
     }
+    // The same credentials arriving together (a client opening several connections at once) share one
+    // check: one attempt, one hash, instead of filling the address's throttle with its own good password.
+    const running = this.#checking.get(digest);
+    if (running) return running;
+    const check = this.#check(login, password, digest, attempt).finally(() => this.#checking.delete(digest));
+    this.#checking.set(digest, check);
+    return check;
+  }
+
+  async #check(
+    login: string,
+    password: string,
+    digest: string,
+    attempt: CredentialCheck,
+  ): Promise<UserRecord | null> {
     let found: { user: UserRecord; appPasswordId: number } | undefined;
     const ok = await attempt(async () => {
       const user = this.#store.findUser(login);

@@ -80,6 +80,8 @@ export interface OpenOptions {
    * (the importer) is told at once that it cannot write.
    */
   readOnlyFallback?: boolean;
+  /** Open for reading only, beside a writer (a server's helper thread): nothing is created or migrated. */
+  readOnly?: boolean;
 }
 
 /**
@@ -104,13 +106,14 @@ export class SqliteStore implements Store {
 
   static open(path: string, options: OpenOptions = {}): SqliteStore {
     try {
+      if (options.readOnly) return SqliteStore.#openReadOnly(path, true);
       return SqliteStore.#open(path);
     } catch (error) {
       const fault = storageFault(error);
       if (!fault) throw error;
       if (options.readOnlyFallback && path !== ':memory:' && !writable(path) && existsSync(path)) {
         try {
-          return SqliteStore.#openReadOnly(path);
+          return SqliteStore.#openReadOnly(path, false);
         } catch (readError) {
           if (!storageFault(readError)) throw readError;
         }
@@ -149,8 +152,9 @@ export class SqliteStore implements Store {
    * create one there: a cleanly closed file (no `-wal` left) is opened `immutable` (nothing can change it
    * anyway), one with a `-wal` left read-only as it is, so the writes in that WAL are not missed.
    */
-  static #openReadOnly(path: string): SqliteStore {
-    const walLeft = existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0;
+  static #openReadOnly(path: string, live: boolean): SqliteStore {
+    // `live`: another connection writes it now, so it is never `immutable`.
+    const walLeft = live || (existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0);
     const url = pathToFileURL(path);
     if (!walLeft) url.search = '?immutable=1';
     const db = new DatabaseSync(walLeft ? path : url, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
