@@ -71,6 +71,9 @@ describe('browser defences', () => {
 
     const sameSite = await send(`${NS}/events`, { ...formHeaders, origin: SITE }, 'POST', form);
     expect(sameSite.status).toBe(201);
+    // The host the page was loaded from (the docs page's OAuth form), whatever the configured site URL.
+    const sameHost = await send(`${NS}/events`, { ...formHeaders, origin }, 'POST', form);
+    expect(sameHost.status).toBe(201);
     const script = await send(`${NS}/events`, formHeaders, 'POST', form);
     expect(script.status).toBe(201);
     // JSON from another origin needs a CORS preflight a browser would not get past; a script may send it.

@@ -8,7 +8,7 @@
  * - Cross-site form writes are refused. A page elsewhere can make a browser POST a form (URL-encoded,
  *   multipart or text/plain bodies need no CORS preflight) with the credentials the browser holds. An
  *   unsafe method with such a body and an `Origin` (or `Sec-Fetch-Site: cross-site`) that is not the
- *   site's or the API's own is a 403 `rest_cross_origin_write`; clients that send no `Origin` (scripts,
+ *   site's, the API's or the request's own host is a 403 `rest_cross_origin_write`; clients that send no `Origin` (scripts,
  *   curl, the importer) are not affected, and JSON bodies from other origins need a preflight, which
  *   this server does not grant.
  *
@@ -31,7 +31,16 @@ const crossOriginWrite = (origin: string) =>
 function foreignOrigin(req: FastifyRequest, own: ReadonlySet<string>): string | null {
   if (SAFE.has(req.method) || !FORM_TYPES.test(req.headers['content-type'] ?? '')) return null;
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== 'null' && own.has(origin.toLowerCase())) return null;
+  // The site's configured origins, and the one the request itself was sent to (the docs page posts its
+  // OAuth form to the host it was loaded from, whatever the configured site URL says).
+  const self = `${req.protocol}://${req.headers.host ?? ''}`.toLowerCase();
+  if (
+    origin !== undefined &&
+    origin !== 'null' &&
+    (own.has(origin.toLowerCase()) || origin.toLowerCase() === self)
+  ) {
+    return null;
+  }
   if (origin !== undefined) return origin;
   return req.headers['sec-fetch-site'] === 'cross-site' ? 'another site' : null;
 }
