@@ -40,6 +40,8 @@ export interface ServeProcessOptions {
   cpuProfDir?: string;
   /** Copy the server's other stdout lines (its logs) to stderr, prefixed `server: `. */
   echo?: boolean;
+  /** More Node flags for the server process (`--import` of a probe, say). */
+  nodeFlags?: string[];
 }
 
 export interface ServeProcess {
@@ -51,6 +53,7 @@ export interface ServeProcess {
 /** Starts `serve.ts --port 0` and waits (up to 20 s) for the address it prints. */
 export async function startServe(options: ServeProcessOptions): Promise<ServeProcess> {
   const flags = options.cpuProfDir ? ['--cpu-prof', '--cpu-prof-dir', resolve(options.cpuProfDir)] : [];
+  flags.push(...(options.nodeFlags ?? []));
   const serve = ['--port', '0', '--data', options.dataFile, ...(options.args ?? [])];
   const child = spawn(process.execPath, [...flags, join(ROOT, 'src/cli/serve.ts'), ...serve], {
     cwd: ROOT,

@@ -8,6 +8,7 @@ import { ConfigError } from '../pipeline/errors.ts';
 import type { Plan } from '../pipeline/plan.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
+import { describeFault, StoreError, storageFault } from '../server/store/errors.ts';
 import { CsvOptionsError } from '../sources/csv/index.ts';
 import { LockedError } from '../state/lock.ts';
 import { hintFor } from './hints.ts';
@@ -81,13 +82,36 @@ export async function execute(
     } else {
       printReport(report, io, options);
     }
+    // The target's disk refused writes (full, read-only): one line that says so and names it, and 2, since
+    // the user has to act before a run can succeed. What was written is in the state; nothing is repeated.
+    const storage = report.failures.find((f) => f.code.startsWith('rest_storage_'));
+    if (storage) {
+      const failed = report.failures.length;
+      io.stderr.write(
+        `${spec.name}: ${target.label}: the target could not store the writes (${storage.code}: ${storage.message}); ` +
+          `${failed} item${failed === 1 ? '' : 's'} not written: free the disk or make it writable, then run again\n`,
+      );
+      return { code: 2, report, plan, error: storage.message };
+    }
     return { code: report.outcome === 'ok' ? 0 : 1, report, plan };
   } catch (err) {
     progress.stop();
     const message = `${spec.name}: ${(err as Error).message}`;
     const hint = options.credentials && hintFor(err as Error, options.credentials);
     // A CSV option the reader refuses (`--date-format XX`, `columns: { venu: … }`) is configuration too.
-    const config = err instanceof ConfigError || err instanceof LockedError || err instanceof CsvOptionsError;
+    // So is a data file that cannot be used (full disk, read-only, not a database): the message names it.
+    const config =
+      err instanceof ConfigError ||
+      err instanceof LockedError ||
+      err instanceof CsvOptionsError ||
+      (err instanceof StoreError && err.code === 'store-unusable');
+    // The sync state's own file on a full or read-only disk (the data file's faults are answers, above).
+    const fault = !config && storageFault(err);
+    if (fault && spec.stateFile) {
+      const line = `${spec.name}: sync state: ${describeFault(fault, spec.stateFile, err)}`;
+      io.stderr.write(`${line}\n`);
+      return { code: 2, error: line };
+    }
     if (!config) {
       // Failures with a code (HTTP, network, a feed that is no calendar) are expected: their message says
       // it all, and a stack only with --debug. On a terminal the line below is the log line.

@@ -101,7 +101,19 @@ async function run(io: CliIO): Promise<number> {
     io.stderr.write(`serve: --feeds: ${(err as Error).message}\n`);
     return 2;
   }
-  const store = openSqliteStore(dataFile);
+  let store: ReturnType<typeof openSqliteStore>;
+  try {
+    // A read-only data file is served for reading (writes answer 503) rather than not at all.
+    store = openSqliteStore(dataFile, { readOnlyFallback: true });
+  } catch (err) {
+    io.stderr.write(`serve: ${(err as Error).message}\n`);
+    return 2;
+  }
+  if ((store as { readOnly?: boolean }).readOnly) {
+    io.stderr.write(
+      `serve: ${dataFile} is read-only: serving reads; writes answer 503 rest_storage_read_only\n`,
+    );
+  }
   const siteUrl =
     (values.site as string | undefined) ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   const apiBase = values['api-base'] as string | undefined;

@@ -7,7 +7,9 @@
  * (error-pages.ts), the contract's common headers (A.9) and the route registry that the namespace
  * index (B.3) and the OpenAPI document (B.4) are generated from. Resources are plugins in ./routes.
  */
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -20,14 +22,22 @@ import { TokenService } from './auth/tokens.ts';
 import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';
 import { registerNotFound } from './error-pages.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, storageError } from './errors.ts';
 import { type DemoSchedule, pagesPlugin } from './pages/index.ts';
 import { registerResponseCache } from './response-cache.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
-import type { RouteSpec } from './routes/spec.ts';
-import { registerAuthThrottle, registerSecurityHeaders, serverOptions } from './security/index.ts';
+import { effectiveMethod, type RouteSpec } from './routes/spec.ts';
+import {
+  CredentialGate,
+  FailureCounter,
+  registerAuthThrottle,
+  registerBrowserDefences,
+  registerSecurityHeaders,
+  serverOptions,
+} from './security/index.ts';
+import { storageFault } from './store/errors.ts';
 import type { Store } from './store/store.ts';
 
 declare module 'fastify' {
@@ -35,6 +45,8 @@ declare module 'fastify' {
     store: Store;
     config: Config;
     routeSpecs: RouteSpec[];
+    /** Password checks: throttled per address, bounded overall (security/credential-gate.ts). */
+    credentials: CredentialGate;
   }
   interface FastifyRequest {
     caller: Caller;
@@ -75,6 +87,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // First of the onRequest hooks: answers made by the hooks after it carry the headers too.
   await registerSecurityHeaders(app);
   await registerBodyParsers(app, config.bodyLimit);
+  registerBrowserDefences(app, [new URL(config.siteUrl).origin, new URL(config.apiBase).origin]);
 
   const verifier = new AppPasswordVerifier(options.store);
   const tokens = new TokenService(options.store, config.apiBase, config.now);
@@ -83,14 +96,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     bearer: bearerScheme(tokens, options.store),
     ...options.schemes,
   };
+  const counter = config.authThrottle && new FailureCounter(config.authThrottle, config.now);
+  // One hash per core at a time: guesses queue for a core instead of taking the event loop's share.
+  const credentials = new CredentialGate(counter, { concurrency: availableParallelism(), maxWaiting: 256 });
+  app.decorate('credentials', credentials);
   // Before authentication: a blocked address does not cost a password hash.
-  if (config.authThrottle) registerAuthThrottle(app, config.authThrottle, config.now);
+  if (counter) registerAuthThrottle(app, counter, (req) => credentials.checked(req));
   app.addHook('onRequest', async (req) => {
     // The token endpoint's Basic header names an OAuth client, not a user (RFC 6749 §2.3.1).
     const clientAuth = (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth;
-    if (!clientAuth) req.caller = await authenticate(req.headers.authorization, schemes, req.method);
-    // Scheduled posts whose date has come are published before anything reads them (B.1).
-    options.store.publishDue(formatUtcNow(config.now()));
+    if (!clientAuth) {
+      const header = req.headers.authorization;
+      req.caller = await authenticate(header, schemes, effectiveMethod(req), credentials.forRequest(req));
+    }
+    // Scheduled posts whose date has come are published before anything reads them (B.1). On a full
+    // or read-only disk they wait: reads must go on.
+    try {
+      options.store.publishDue(formatUtcNow(config.now()));
+    } catch (err) {
+      if (!storageFault(err)) throw err;
+    }
   });
 
   const apiLink = `<${config.apiBase}/>; rel="https://api.w.org/"`;
@@ -122,23 +147,33 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(pagesPlugin, { demo: options.demo });
   await app.register(feedRoutes, { feeds: options.feeds ?? defaultFeeds() });
   if (config.uploadsDir) {
-    // Sideloaded images (B.6.2) are public files, like WordPress's wp-content/uploads.
-    await mkdir(config.uploadsDir, { recursive: true });
-    await app.register(fastifyStatic, {
-      root: config.uploadsDir,
-      prefix: '/uploads/',
-      index: false,
-      // Shown by the sites that read the API (security/headers.ts sets same-origin for the rest).
-      setHeaders: (reply) => reply.header('cross-origin-resource-policy', 'cross-origin'),
-    });
+    // Sideloaded images (B.6.2) are public files, like WordPress's wp-content/uploads. On a read-only
+    // mount the folder cannot be made (Node says ENOENT or EROFS): there are no images to serve then.
+    const made = await mkdir(config.uploadsDir, { recursive: true }).then(
+      () => true,
+      (err: NodeJS.ErrnoException) => {
+        if (storageFault(err) || err.code === 'ENOENT') return existsSync(config.uploadsDir!);
+        throw err;
+      },
+    );
+    if (made)
+      await app.register(fastifyStatic, {
+        root: config.uploadsDir,
+        prefix: '/uploads/',
+        index: false,
+        // Shown by the sites that read the API (security/headers.ts sets same-origin for the rest).
+        setHeaders: (reply) => reply.header('cross-origin-resource-policy', 'cross-origin'),
+      });
   }
   app.addHook('onClose', async () => options.store.close());
   return app;
 }
 
-/** Maps Fastify's own errors onto the catalogue; anything unknown is a 500. */
+/** Maps Fastify's own errors and storage faults onto the catalogue; anything unknown is a 500. */
 function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  const fault = storageFault(err);
+  if (fault) return storageError(fault);
   const e = err as { code?: string; statusCode?: number; message?: string };
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

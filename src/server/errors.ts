@@ -1,3 +1,5 @@
+import type { StorageFault } from './store/errors.ts';
+
 /**
  * The server's error catalogue (contract A.8, B.0, B.9): every failure is an `ApiError`
  * with a stable code, an HTTP status and WordPress's `data` payload. One handler in app.ts
@@ -58,6 +60,16 @@ export const methodNotAllowed = (method: string, path: string, allow: readonly s
 /** Every 401 names the schemes a client can use (B.2). */
 export const WWW_AUTHENTICATE = 'Basic realm="calsync", Bearer realm="calsync"';
 
+/** An address out of authentication attempts (security/auth-throttle.ts). */
+export const tooManyFailures = (retryAfterS: number) =>
+  new ApiError(
+    429,
+    'rest_too_many_failed_logins',
+    `Too many failed authentications from this address; try again in ${retryAfterS} s.`,
+    { retry_after: retryAfterS },
+    { 'retry-after': String(retryAfterS) },
+  );
+
 export const forbidden = (anonymous: boolean, params?: string[]) =>
   new ApiError(
     anonymous ? 401 : 403,
@@ -107,3 +119,42 @@ export function invalidParams(problems: ParamProblem[]): ApiError {
 
 export const invalidParam = (param: string, message = 'Invalid parameter.') =>
   invalidParams([{ param, message }]);
+
+/**
+ * A write the storage refused (issue 15): a full disk is 507 Insufficient Storage, a read-only or
+ * failing one 503 with `Retry-After`. Reads go on; nothing of the refused write was kept.
+ */
+export function storageError(fault: StorageFault): ApiError {
+  switch (fault) {
+    case 'full':
+      return new ApiError(
+        507,
+        'rest_storage_full',
+        "The server's disk is full: the change was not saved. Reading still works.",
+      );
+    case 'read-only':
+      return new ApiError(
+        503,
+        'rest_storage_read_only',
+        "The server's data is read-only just now: the change was not saved. Reading still works.",
+        { retry_after: 60 },
+        { 'retry-after': '60' },
+      );
+    case 'busy':
+      return new ApiError(
+        503,
+        'rest_storage_busy',
+        'The data file is locked by another process; try again in a second.',
+        { retry_after: 1 },
+        { 'retry-after': '1' },
+      );
+    default:
+      return new ApiError(
+        503,
+        'rest_storage_error',
+        'The server could not read or write its data file; try again later.',
+        { retry_after: 30 },
+        { 'retry-after': '30' },
+      );
+  }
+}

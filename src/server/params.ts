@@ -2,10 +2,12 @@
  * Validation of request parameters against the model's zod schemas, with WordPress's error
  * semantics (contract B.0 step 6, A.8): missing required parameters first
  * (`rest_missing_callback_param`), then every invalid one at once (`rest_invalid_param`).
- * Unknown and read-only parameters are ignored.
+ * Unknown and read-only parameters are ignored. Texts longer than their limit (services/field-limits.ts)
+ * are invalid before their schema is asked.
  */
 import type { z } from 'zod';
 import { invalidParams, missingParams, type ParamProblem } from './errors.ts';
+import { lengthProblems } from './services/field-limits.ts';
 
 interface ParseOptions {
   required?: readonly string[];
@@ -28,6 +30,11 @@ export function parseParams<S extends z.ZodObject>(
     if (value === undefined) continue;
     if (value === null && nullable && !nullable.has(key)) {
       problems.push(typeProblem(key, field));
+      continue;
+    }
+    const tooLong = lengthProblems(key, value);
+    if (tooLong.length > 0) {
+      problems.push(...tooLong);
       continue;
     }
     const r = field.safeParse(value);

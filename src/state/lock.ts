@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { describeFault, StoreError, storageFault } from '../server/store/errors.ts';
 
 export class LockedError extends Error {
   readonly code = 'pipeline_locked';
@@ -19,17 +20,23 @@ export class LockedError extends Error {
 
 /** Takes the lock at `file` or throws LockedError at once; returns the release function. */
 export function acquireLock(file: string): () => void {
-  mkdirSync(dirname(file), { recursive: true });
-  const db = new DatabaseSync(file, { timeout: 0 });
+  let db: DatabaseSync | undefined;
   try {
+    mkdirSync(dirname(file), { recursive: true });
+    db = new DatabaseSync(file, { timeout: 0 });
     // EXCLUSIVE locking mode keeps the lock after the transaction too, until the connection closes.
     db.exec('PRAGMA locking_mode = EXCLUSIVE; BEGIN EXCLUSIVE');
   } catch (err) {
-    db.close();
+    db?.close();
     if ((err as { errcode?: number }).errcode === 5 /* SQLITE_BUSY */) throw new LockedError(file);
+    // A read-only or full disk: SQLite's bare "unable to open database file" named no file.
+    const fault = storageFault(err);
+    if (fault)
+      throw new StoreError('store-unusable', describeFault(fault, file, err), { path: file, cause: err });
     throw err;
   }
+  const held = db;
   return () => {
-    if (db.isOpen) db.close();
+    if (held.isOpen) held.close();
   };
 }

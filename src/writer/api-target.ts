@@ -181,7 +181,7 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
     } catch (err) {
       if (err instanceof WriteError && err.status === 401)
         throw new WriteError(
-          `${options.label}: the site did not accept the credentials (HTTP 401 ${err.code}); check the user name and application password (CALSYNC_USER and CALSYNC_APP_PASSWORD, or the pipeline's target.auth)`,
+          `${options.label}: the site did not accept the credentials (HTTP 401 ${err.code}): a wrong user name or application password`,
           { ...err, code: 'not_authenticated', retryable: false },
         );
       // No such route (not WordPress, or the users endpoint switched off): the writes will tell.
@@ -192,7 +192,7 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
     if (caps.edit_tribe_events !== true) {
       const roles = Array.isArray(me.roles) ? me.roles.join(', ') : 'unknown';
       throw new WriteError(
-        `${options.label}: user ${String(me.slug ?? me.id)} (role ${roles}) may not create events on this site; use the application password of an editor or administrator`,
+        `${options.label}: user ${String(me.slug ?? me.id)} (role ${roles}) may not create events on this site`,
         { code: 'insufficient_role', status: 403, method: 'GET', path, retryable: false },
       );
     }

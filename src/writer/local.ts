@@ -10,6 +10,8 @@
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../server/app.ts';
+import { storageError } from '../server/errors.ts';
+import { describeFault, storageFault } from '../server/store/errors.ts';
 import { openSqliteStore } from '../server/store/sqlite.ts';
 import type { Store, UserRecord } from '../server/store/store.ts';
 import { createTarget } from './api-target.ts';
@@ -79,16 +81,30 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
   return {
     label,
     async send(req) {
-      group.enter();
-      let answer: TransportResponse;
       try {
-        answer = await inject(app, prefix, req);
-      } finally {
-        // Answered only once durable: the caller records a write in its sync state when it gets the
-        // answer. A request that failed still leaves the group, so that the others are committed.
-        await group.leave();
+        group.enter();
+        let answer: TransportResponse;
+        try {
+          answer = await inject(app, prefix, req);
+        } finally {
+          // Answered only once durable: the caller records a write in its sync state when it gets the
+          // answer. A request that failed still leaves the group, so that the others are committed.
+          await group.leave();
+        }
+        return answer;
+      } catch (err) {
+        // A group commit the disk refused is the server's storage answer (507/503 naming the file, issue
+        // 15), not a network failure to retry.
+        const fault = storageFault(err);
+        if (!fault) throw err;
+        const e = storageError(fault);
+        const body = { ...e.toJSON(), message: describeFault(fault, options.dataFile, err) };
+        return {
+          status: e.status,
+          headers: { 'content-type': 'application/json' },
+          text: JSON.stringify(body),
+        };
       }
-      return answer;
     },
     close: () => app.close(),
   };

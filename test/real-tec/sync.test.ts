@@ -80,7 +80,9 @@ describeRealTec('npm run sync and credentials against a real TEC 6.2.6 site', (t
     await writeFile(file, ics(smallEvents(3)));
     const run = await importInto(tec, ws.dir, [file], { role: 'subscriber' });
     expect(run.code, run.output).toBe(1);
-    expect(run.output).toMatch(/user subscriber1 \(role subscriber\) may not create events/);
+    expect(run.output).toMatch(
+      /user subscriber1 \(role subscriber\) may not create events.*\n.*hint: .*needs an editor/,
+    );
     const site = await siteSnapshot(tec);
     expect(site.events).toEqual([]);
     expect(site.venues).toEqual([]);

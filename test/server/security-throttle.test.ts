@@ -4,7 +4,8 @@
  * client secret) an address gets 429 + Retry-After on every request carrying credentials — a correct
  * password included — until the window is over; successes do not count; public reads go on.
  */
-import { request } from 'undici';
+import { Worker } from 'node:worker_threads';
+import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createOAuthClient } from '../../src/server/auth/oauth-clients.ts';
 import { resolveConfig } from '../../src/server/config.ts';
@@ -149,6 +150,122 @@ describe('failed-authentication throttle over a loopback socket', () => {
       remoteAddress: '192.0.2.7',
     });
     expect(elsewhere.statusCode).toBe(200);
+  });
+});
+
+describe('attempts counted before they are checked (issue 15)', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.app.close();
+    h = undefined;
+  });
+
+  const p99 = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.ceil(ms.length * 0.99) - 1];
+  const median = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)];
+
+  it('600 parallel wrong passwords from one address: at most the limit are checked, anonymous reads stay fast', async () => {
+    h = await makeApp({ authThrottle: { maxFailures: 10, windowMs: WINDOW_MS } });
+    const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    // A well-formed guess (24 letters and digits), so each one would cost a real hash.
+    const guess = (i: number) => ({
+      authorization: `Basic ${Buffer.from(`editor:${String(i).padStart(24, 'A')}`).toString('base64')}`,
+    });
+    const reads = new Agent({ connections: 1 });
+    const read = async () => {
+      const t0 = performance.now();
+      const res = await request(`${origin}${NS}/events`, { dispatcher: reads });
+      await res.body.text();
+      expect(res.statusCode).toBe(200);
+      return performance.now() - t0;
+    };
+    await read(); // the connection open and the route warm, as a feed reader's would be
+    // The guesses come from another thread, so that sending them does not hold up this event loop,
+    // which is the server's.
+    const attacker = new Worker(
+      `const { parentPort, workerData } = require('node:worker_threads');
+      Promise.all(workerData.headers.map(async (authorization) => {
+        const res = await fetch(workerData.url, { headers: { authorization } });
+        await res.arrayBuffer();
+        return res.status;
+      })).then((statuses) => parentPort.postMessage(statuses));`,
+      {
+        eval: true,
+        workerData: {
+          url: `${origin}${NS}/events`,
+          headers: Array.from({ length: 600 }, (_, i) => guess(i).authorization),
+        },
+      },
+    );
+    let bursting = true;
+    const readTimes: number[] = [];
+    const reading = (async () => {
+      while (bursting || readTimes.length < 50) readTimes.push(await read());
+    })();
+    const statuses = await new Promise<number[]>((resolve, reject) => {
+      attacker.once('message', resolve);
+      attacker.once('error', reject);
+    });
+    bursting = false;
+    await reading;
+    await attacker.terminate();
+    await reads.close();
+    const count = (status: number) => statuses.filter((s) => s === status).length;
+    expect(count(401)).toBeLessThanOrEqual(10);
+    expect(count(401)).toBeGreaterThan(0);
+    expect(count(401) + count(429)).toBe(600);
+    // The right password is refused too now: the address used its attempts.
+    const right = await request(`${origin}${NS}/events`, { headers: h.auth('editor') });
+    await right.body.text();
+    expect(right.statusCode).toBe(429);
+    expect(p99(readTimes)).toBeLessThan(100);
+  });
+
+  it('an unknown user answers as slowly as a wrong password of a real one (no user enumeration)', async () => {
+    h = await makeApp();
+    const time = async (login: string) => {
+      const headers = {
+        authorization: `Basic ${Buffer.from(`${login}:${'B'.repeat(24)}`).toString('base64')}`,
+      };
+      const t0 = performance.now();
+      const res = await h!.app.inject({ method: 'GET', url: `${NS}/events`, headers });
+      expect(res.statusCode).toBe(401);
+      return performance.now() - t0;
+    };
+    await time('editor'); // the decoy hash is made once, on first use
+    await time('nobody');
+    const known: number[] = [];
+    const unknown: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      known.push(await time('editor'));
+      unknown.push(await time('nobody'));
+    }
+    // Before: 7–11 ms against 67–85 ms. Same work now, so the same time give or take the machine's noise.
+    expect(median(unknown)).toBeGreaterThan(median(known) / 2);
+  });
+
+  it('wrong event passwords count as failed logins, and a blocked address cannot try more', async () => {
+    h = await makeApp({ authThrottle: { maxFailures: MAX, windowMs: WINDOW_MS } });
+    const event = await h.created('/events', {
+      title: 'Members only',
+      status: 'publish',
+      start_date: '2027-03-01 19:00',
+      end_date: '2027-03-01 20:00',
+    });
+    h.store.setEventPassword(event.id, 'opensesame');
+    const read = (password: string) =>
+      h!.app.inject({ method: 'GET', url: `${NS}/events/${event.id}?password=${password}` });
+    for (let i = 0; i < MAX; i++) {
+      const res = await read(`guess${i}`);
+      expect(res.statusCode).toBe(403);
+      expect(res.json().code).toBe('event-password-protected');
+    }
+    const blocked = await read('opensesame');
+    expect(blocked.statusCode).toBe(429);
+    expect(blocked.json().code).toBe('rest_too_many_failed_logins');
+    // The list's password is an attempt too.
+    expect((await h.app.inject({ method: 'GET', url: `${NS}/events?password=x` })).statusCode).toBe(429);
+    // Reads without a password go on.
+    expect((await h.app.inject({ method: 'GET', url: `${NS}/events` })).statusCode).toBe(200);
   });
 });
 

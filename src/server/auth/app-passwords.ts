@@ -3,9 +3,16 @@
  * an argon2id hash. Verifying argon2 costs ~13 ms, so successful checks are remembered for a
  * short while by a SHA-256 digest of the credentials; the app-password row is still looked up
  * on every request, so a revoked password stops working at once.
+ *
+ * Every check that is not a remembered success is one attempt of the client (`CredentialCheck`,
+ * security/credential-gate.ts) and costs at least one hash: an unknown login, a user without
+ * application passwords or a password of the wrong shape is compared with a decoy hash, so the
+ * answer takes as long as a wrong password of a real user (it was 7–11 ms against 67–85 ms).
  */
 import { createHash, randomInt } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import type { CredentialCheck } from '../security/credential-gate.ts';
+import { storageFault } from '../store/errors.ts';
 import type { Store, UserRecord } from '../store/store.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -32,16 +39,28 @@ export async function createAppPassword(store: Store, user: UserRecord, name: st
   return { password, record };
 }
 
+/** A hash of a password nobody has, compared when there is nothing real to compare with. */
+let decoy: Promise<string> | undefined;
+export const decoyHash = () => {
+  decoy ??= hash(generateAppPassword());
+  return decoy;
+};
+
 export class AppPasswordVerifier {
   readonly #store: Store;
   readonly #cache = new Map<string, { userId: number; appPasswordId: number; until: number }>();
+  readonly #checking = new Map<string, Promise<UserRecord | null>>();
 
   constructor(store: Store) {
     this.#store = store;
   }
 
-  /** The user the credentials belong to, or null. */
-  async verify(login: string, rawPassword: string): Promise<UserRecord | null> {
+  /** The user the credentials belong to, or null; `attempt` runs the hash comparisons. */
+  async verify(
+    login: string,
+    rawPassword: string,
+    attempt: CredentialCheck = (check) => check(),
+  ): Promise<UserRecord | null> {
     const password = rawPassword.replace(/\s+/g, '');
     const digest = createHash('sha256').update(`${login}\0${password}`).digest('base64');
     const hit = this.#cache.get(digest);
@@ -51,16 +70,53 @@ export class AppPasswordVerifier {
       if (user?.id === hit.userId) return user;
       this.#cache.delete(digest);
     }
-    const user = this.#store.findUser(login);
-    if (!user || !/^[A-Za-z0-9]{24}$/.test(password)) return null;
-    for (const ap of this.#store.appPasswords(user.id)) {
-      if (await verify(ap.hash, password)) {
-        this.#store.touchAppPassword(ap.id, new Date().toISOString().slice(0, 19).replace('T', ' '));
-        if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
-        this.#cache.set(digest, { userId: user.id, appPasswordId: ap.id, until: Date.now() + CACHE_TTL_MS });
-        return user;
+    // The same credentials arriving together (a client opening several connections at once) share one
+    // check: one attempt, one hash, instead of filling the address's throttle with its own good password.
+    const running = this.#checking.get(digest);
+    if (running) return running;
+    const check = this.#check(login, password, digest, attempt).finally(() => this.#checking.delete(digest));
+    this.#checking.set(digest, check);
+    return check;
+  }
+
+  async #check(
+    login: string,
+    password: string,
+    digest: string,
+    attempt: CredentialCheck,
+  ): Promise<UserRecord | null> {
+    let found: { user: UserRecord; appPasswordId: number } | undefined;
+    const ok = await attempt(async () => {
+      const user = this.#store.findUser(login);
+      const candidates = user && /^[A-Za-z0-9]{24}$/.test(password) ? this.#store.appPasswords(user.id) : [];
+      if (candidates.length === 0) {
+        await verify(await decoyHash(), password || 'x');
+        return false;
       }
+      for (const ap of candidates) {
+        if (await verify(ap.hash, password)) {
+          found = { user: user!, appPasswordId: ap.id };
+          return true;
+        }
+      }
+      return false;
+    });
+    if (!ok || !found) return null;
+    try {
+      this.#store.touchAppPassword(
+        found.appPasswordId,
+        new Date().toISOString().slice(0, 19).replace('T', ' '),
+      );
+    } catch (err) {
+      // "Last used" is bookkeeping: a full or read-only disk must not turn a good login away.
+      if (!storageFault(err)) throw err;
     }
-    return null;
+    if (this.#cache.size >= CACHE_MAX) this.#cache.clear();
+    this.#cache.set(digest, {
+      userId: found.user.id,
+      appPasswordId: found.appPasswordId,
+      until: Date.now() + CACHE_TTL_MS,
+    });
+    return found.user;
   }
 }

@@ -4,13 +4,21 @@
  * them. Bad credentials are a 401 on every route, GET included; no header = anonymous.
  */
 import { ApiError, WWW_AUTHENTICATE } from '../errors.ts';
+import type { CredentialCheck } from '../security/credential-gate.ts';
 import type { Store } from '../store/store.ts';
 import type { AppPasswordVerifier } from './app-passwords.ts';
 import type { Caller } from './capabilities.ts';
 import type { Scope, TokenService } from './tokens.ts';
 
-/** `method` is the request's, for schemes whose credentials are limited to reading (OAuth scopes). */
-export type SchemeHandler = (credentials: string, method: string) => Promise<Caller>;
+/**
+ * `method` is the request's effective one, for schemes whose credentials are limited to reading (OAuth
+ * scopes); `attempt` runs a costly comparison as one throttled attempt (security/credential-gate.ts).
+ */
+export type SchemeHandler = (
+  credentials: string,
+  method: string,
+  attempt: CredentialCheck,
+) => Promise<Caller>;
 
 const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -24,10 +32,11 @@ const unauthorized = (code: string, message: string, extra?: string) =>
   );
 
 export function basicScheme(verifier: AppPasswordVerifier): SchemeHandler {
-  return async (credentials) => {
+  return async (credentials, _method, attempt) => {
     const decoded = Buffer.from(credentials, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
-    const user = colon > 0 ? await verifier.verify(decoded.slice(0, colon), decoded.slice(colon + 1)) : null;
+    const user =
+      colon > 0 ? await verifier.verify(decoded.slice(0, colon), decoded.slice(colon + 1), attempt) : null;
     if (!user) {
       throw unauthorized('incorrect_password', 'The provided password is an invalid application password.');
     }
@@ -70,12 +79,13 @@ export function bearerScheme(tokens: TokenService, store: Store): SchemeHandler 
 export async function authenticate(
   header: string | undefined,
   schemes: Readonly<Record<string, SchemeHandler>>,
-  method = 'GET',
+  method: string,
+  attempt: CredentialCheck,
 ): Promise<Caller> {
   if (!header) return null;
   const space = header.indexOf(' ');
   const scheme = (space > 0 ? header.slice(0, space) : header).toLowerCase();
   const handler = schemes[scheme];
   if (!handler) throw unauthorized('rest_forbidden', 'Sorry, you are not allowed to do that.');
-  return handler(header.slice(space + 1).trim(), method);
+  return handler(header.slice(space + 1).trim(), method, attempt);
 }

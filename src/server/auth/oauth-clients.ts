@@ -5,13 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import type { CredentialCheck } from '../security/credential-gate.ts';
 import type { OAuthClientRecord, Store, UserRecord } from '../store/store.ts';
+import { decoyHash } from './app-passwords.ts';
 
 /** base64url: no `:` (the Basic separator) and nothing that form-encoding changes. */
 const random = (bytes: number) => randomBytes(bytes).toString('base64url');
-
-/** A hash of a secret nobody has, verified when the client is unknown so both answers take as long. */
-let decoy: Promise<string> | undefined;
 
 export async function createOAuthClient(store: Store, user: UserRecord, name: string, now: string) {
   const secret = random(32);
@@ -25,17 +24,24 @@ export async function createOAuthClient(store: Store, user: UserRecord, name: st
   return { secret, record };
 }
 
-/** The client these credentials belong to, if it exists, is not revoked and the secret matches. */
+/**
+ * The client these credentials belong to, if it exists, is not revoked and the secret matches. An
+ * unknown or revoked client is compared with a decoy hash, so both answers take as long; `attempt`
+ * runs the comparison as one throttled attempt (security/credential-gate.ts).
+ */
 export async function verifyClient(
   store: Store,
   clientId: string,
   secret: string,
+  attempt: CredentialCheck = (check) => check(),
 ): Promise<OAuthClientRecord | null> {
   const client = store.findOAuthClient(clientId);
-  if (!client || client.revoked) {
-    decoy ??= hash(random(32));
-    await verify(await decoy, secret || 'x');
-    return null;
-  }
-  return (await verify(client.secret_hash, secret)) ? client : null;
+  const ok = await attempt(async () => {
+    if (!client || client.revoked) {
+      await verify(await decoyHash(), secret || 'x');
+      return false;
+    }
+    return verify(client.secret_hash, secret || 'x');
+  });
+  return ok && client ? client : null;
 }

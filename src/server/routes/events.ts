@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { eventsToIcal } from '../../export/ical.ts';
 import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
-import { canCreate, canEdit, canRead } from '../auth/capabilities.ts';
+import { canCreate, canRead } from '../auth/capabilities.ts';
 import { bodyParams } from '../body.ts';
 import {
   ApiError,
@@ -25,6 +25,7 @@ import { contextOf, type WriteContext } from '../services/context.ts';
 import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';
 import { trashedSlug } from '../services/publication.ts';
+import { lockedEvents } from '../services/visibility.ts';
 import type { EventRecord, LinkedRecord } from '../store/store.ts';
 import { editableItem, refuseTrashed } from './item.ts';
 import { type Alternatives, paging, pickFormat, send, sendJsonText, setTotals } from './respond.ts';
@@ -71,7 +72,8 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       });
       if (plan.page > 1 && plan.page > list.totalPages) throw archivePageNotFound('event');
       const rel = loadRelated(store, items, ctx.caller);
-      const locked = (e: EventRecord) => isLocked(ctx, e, plan.params.password);
+      const lockedSet = lockedEvents(req, items, plan.params.password);
+      const locked = (e: EventRecord) => lockedSet.has(e);
       setTotals(reply, total, list.totalPages);
       const envelope = { ...list.links, total, total_pages: list.totalPages };
       if (format === 'json') {
@@ -140,7 +142,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         const ctx = contextOf(req);
         const e = resolve(req);
         if (!canRead(ctx.caller, e)) throw notAccessible('event');
-        if (isLocked(ctx, e, (req.query as { password?: string }).password)) {
+        if (lockedEvents(req, [e], (req.query as { password?: string }).password).size > 0) {
           throw new ApiError(
             403,
             'event-password-protected',
@@ -230,11 +232,6 @@ function writeParams(req: FastifyRequest, bySlug: boolean): Record<string, unkno
   const { slug } = { ...(req.query as object), ...bodyParams(req.body) } as { slug?: unknown };
   const { slug: _path, ...rest } = requestParams(req);
   return slug === undefined ? rest : { ...rest, slug };
-}
-
-/** A protected event stays locked unless the caller may edit it or gives its password (A.10, B.7). */
-function isLocked(ctx: WriteContext, e: EventRecord, password: string | undefined): boolean {
-  return e.password !== null && e.password !== '' && !canEdit(ctx.caller, e) && password !== e.password;
 }
 
 function alternatives(ctx: WriteContext, events: Record<string, unknown>[]): Alternatives {

@@ -13,13 +13,15 @@
  * per body, and sent with Content-Encoding set, which @fastify/compress leaves alone; every other
  * response of the server is compressed by that plugin.
  */
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip as gzipCallback } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FeedSpec } from '../../export/feed-spec.ts';
-import { FEED_CONTENT_TYPES, renderFeed } from '../../export/render.ts';
-import { loadStoreFeed } from '../../export/store-feed.ts';
+import { FEED_CONTENT_TYPES } from '../../export/render.ts';
 import { noRoute } from '../errors.ts';
-import { etagMatches, strongEtag } from '../response-cache.ts';
+import { type FeedJob, FeedRenderer } from '../feed-render.ts';
+import { etagMatches } from '../response-cache.ts';
+import { storageFault } from '../store/errors.ts';
 
 export interface FeedRoutesOptions {
   feeds: readonly FeedSpec[];
@@ -37,10 +39,13 @@ interface Kept {
   lastModified: string | null;
   /** Whole seconds, for If-Modified-Since. */
   lastModifiedSeconds: number;
-  coded: Partial<Record<Coding, Buffer>>;
+  /** Compressed forms, made once per render: concurrent requests wait for the same one. */
+  coded: Partial<Record<Coding, Promise<Buffer>>>;
 }
 
 const DAY = 86_400_000;
+const brotli = promisify(brotliCompress);
+const gzip = promisify(gzipCallback);
 const FILE = /^([a-z0-9-]+)\.(ics|csv)$/;
 
 /** `br` over `gzip` when both are acceptable (smaller), per Accept-Encoding's q-values. */
@@ -66,18 +71,18 @@ export function pickCoding(header: string | undefined): Coding | null {
   return gzip > 0 ? 'gzip' : null;
 }
 
-function compress(body: Buffer, coding: Coding): Buffer {
+function compress(body: Buffer, coding: Coding): Promise<Buffer> {
   // Brotli quality 5: ~gzip's speed with a smaller result; 11 (zlib's default) takes seconds on a
   // 10,000-event feed.
   return coding === 'br'
-    ? brotliCompressSync(body, {
+    ? brotli(body, {
         params: {
           [constants.BROTLI_PARAM_QUALITY]: 5,
           [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
           [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
         },
       })
-    : gzipSync(body, { level: 6 });
+    : gzip(body, { level: 6 });
 }
 
 function notModified(req: FastifyRequest, kept: Kept): boolean {
@@ -97,40 +102,68 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
   // Tombstones older than every feed's keep time are of no use any more.
   const keepDays = Math.max(0, ...opts.feeds.map((f) => f.tombstoneDays));
   const cutoff = new Date(config.now().getTime() - (keepDays + 1) * DAY);
-  store.pruneEventTombstones(cutoff.toISOString().slice(0, 19).replace('T', ' '));
+  try {
+    store.pruneEventTombstones(cutoff.toISOString().slice(0, 19).replace('T', ' '));
+  } catch (err) {
+    // Housekeeping: a read-only or full data file is still served (they are pruned next start).
+    if (!storageFault(err)) throw err;
+  }
 
-  function current(feed: FeedSpec, format: Format, outlook: boolean, req: FastifyRequest): Kept {
+  const renderer = new FeedRenderer(store, config);
+  app.addHook('onClose', () => renderer.close());
+  /** Renders running, by feed key: a feed is never rendered twice at once. */
+  const refreshing = new Map<string, Promise<Kept>>();
+
+  /**
+   * The feed to answer with. Stale-while-revalidate: when the data changed since it was rendered, the
+   * kept feed is still the answer (calendar apps poll; a feed a render behind is fine) while one fresh
+   * render runs; only a feed never rendered (or from another day, whose window moved) waits for it.
+   */
+  async function current(
+    feed: FeedSpec,
+    format: Format,
+    outlook: boolean,
+    req: FastifyRequest,
+  ): Promise<Kept> {
     const key = `${feed.name}.${format}${outlook ? '.outlook' : ''}`;
     const version = store.dataVersion();
     const now = config.now();
     const day = Math.floor(now.getTime() / DAY);
     const old = kept.get(key);
     if (old && old.version === version && old.day === day) return old;
+    let fresh = refreshing.get(key);
+    if (!fresh) {
+      const source = `${config.siteUrl}${req.url.split('?')[0]}${outlook ? '?outlook=1' : ''}`;
+      fresh = render(key, { spec: { ...feed, format }, outlook, source, nowMs: now.getTime() }, version, day);
+      refreshing.set(key, fresh);
+      const done = () => refreshing.delete(key);
+      fresh.then(done, done);
+    }
+    // Inline renders (an in-memory store) cost the loop the same now or later: they are waited for.
+    if (old && old.day === day && renderer.offLoop) {
+      fresh.catch((err) => req.log.error({ err }, `feed ${key}: render failed`));
+      return old;
+    }
+    return fresh;
+  }
 
-    const spec = { ...feed, format };
-    const data = loadStoreFeed(store, config, spec, now, format === 'ics');
-    const source = `${config.siteUrl}${req.url.split('?')[0]}${outlook ? '?outlook=1' : ''}`;
-    const text = renderFeed(
-      spec,
-      data,
-      { host: config.host, timezone: config.siteTimezone, source },
-      { outlook },
-    );
-    const body = Buffer.from(text);
-    const etag = strongEtag(body);
+  async function render(key: string, job: FeedJob, version: number, day: number): Promise<Kept> {
+    const rendered = await renderer.render(job);
+    const old = kept.get(key);
     // Same bytes as before (a write elsewhere): the compressed forms still fit.
-    const coded = old?.etag === etag ? old.coded : {};
-    const lm = data.lastModified;
+    const coded = old?.etag === rendered.etag ? old.coded : {};
+    const lm = rendered.lastModifiedMs === null ? null : new Date(rendered.lastModifiedMs);
     const next: Kept = {
       version,
       day,
-      body,
-      etag,
+      body: rendered.body,
+      etag: rendered.etag,
       lastModified: lm ? lm.toUTCString() : null,
       lastModifiedSeconds: lm ? Math.floor(lm.getTime() / 1000) : 0,
       coded,
     };
-    kept.set(key, next);
+    // A render that started earlier but finished later must not replace a newer one.
+    if (!old || old.version <= version) kept.set(key, next);
     return next;
   }
 
@@ -141,7 +174,7 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
     const format = match[2] as Format;
     const q = req.query as Record<string, unknown>;
     const outlook = format === 'ics' && (q.outlook === '1' || q.outlook === 'true');
-    const k = current(feed, format, outlook, req);
+    const k = await current(feed, format, outlook, req);
 
     reply.header('etag', k.etag);
     if (k.lastModified) reply.header('last-modified', k.lastModified);
@@ -151,9 +184,11 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
     reply.type(FEED_CONTENT_TYPES[format]);
     const coding = pickCoding(req.headers['accept-encoding']);
     if (coding === null) return reply.send(k.body);
+    // On the thread pool: brotli of a 10,000-event feed is ~50 ms of CPU.
     k.coded[coding] ??= compress(k.body, coding);
+    const body = await k.coded[coding];
     reply.header('content-encoding', coding);
-    return reply.send(k.coded[coding]);
+    return reply.send(body);
   }
 
   // Caches must keep one answer per coding (RFC 9110 §12.5.5); the root hook sets Vary before this.

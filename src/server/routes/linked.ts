@@ -33,7 +33,7 @@ import { renderLinked } from '../render/linked.ts';
 import { uncacheable } from '../response-cache.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { createLinked, deleteLinked, trashLinked, updateLinked } from '../services/linked-write.ts';
-import { listVisibility } from '../services/visibility.ts';
+import { listVisibility, refuseLockedFilter } from '../services/visibility.ts';
 import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import { editableItem, refuseTrashed } from './item.ts';
 import { paging, pickFormat, send, setTotals } from './respond.ts';
@@ -107,6 +107,7 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       if (p.event !== undefined && !(filterEvent && canRead(ctx.caller, filterEvent))) {
         throw invalidParam('event', `event: ${p.event} is not a valid event id.`);
       }
+      if (filterEvent) refuseLockedFilter(req, filterEvent);
       const visibility = listVisibility(ctx.caller, p.status);
       // "Upcoming" is measured to the second, finer than the cache key's date.
       if (p.only_with_upcoming) uncacheable(reply);

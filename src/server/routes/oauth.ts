@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { verifyClient } from '../auth/oauth-clients.ts';
 import { SCOPES, type Scope, TOKEN_LIFETIME, type TokenService } from '../auth/tokens.ts';
 import { bodyParams } from '../body.ts';
+import { ApiError } from '../errors.ts';
 
 type OAuthErrorCode = 'invalid_request' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_client';
 
@@ -91,6 +92,11 @@ function fields(body: unknown): Record<string, string | undefined> {
 export async function oauthRoutes(app: FastifyInstance, opts: { tokens: TokenService }): Promise<void> {
   // Broken bodies and the like answer in OAuth's shape on this route too.
   app.setErrorHandler(async (err, _req, reply) => {
+    // The throttle's 429 and the credential gate's 503 keep their own shape and headers.
+    if (err instanceof ApiError && (err.status === 429 || err.status === 503)) {
+      reply.headers(err.headers);
+      return send(reply, err.status, err.toJSON());
+    }
     if (err instanceof OAuthError) {
       const status = err.error === 'invalid_client' ? 401 : 400;
       if (status === 401) reply.header('www-authenticate', 'Basic realm="calsync"');
@@ -109,7 +115,7 @@ export async function oauthRoutes(app: FastifyInstance, opts: { tokens: TokenSer
       throw new OAuthError('unsupported_grant_type', 'Only grant_type=client_credentials is supported.');
     }
     const creds = clientCredentials(req, params);
-    const client = await verifyClient(app.store, creds.id, creds.secret);
+    const client = await verifyClient(app.store, creds.id, creds.secret, app.credentials.forRequest(req));
     if (!client || !app.store.getUser(client.user_id)) {
       throw new OAuthError('invalid_client', 'Client authentication failed.');
     }

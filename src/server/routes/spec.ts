@@ -55,6 +55,17 @@ export const toPattern = (path: string) =>
 
 const OVERRIDABLE = new Set<string>(['GET', 'PUT', 'PATCH', 'DELETE']);
 
+/**
+ * The method a request is handled as: a POST with `X-HTTP-Method-Override` (B.0) is the method it
+ * names. Authentication decides OAuth scopes on this one, or a `write` token could read drafts
+ * through `POST` + `X-HTTP-Method-Override: GET`.
+ */
+export function effectiveMethod(req: FastifyRequest): string {
+  if (req.method !== 'POST') return req.method;
+  const override = String(req.headers['x-http-method-override'] ?? '').toUpperCase();
+  return OVERRIDABLE.has(override) ? override : req.method;
+}
+
 export function defineRoute(app: FastifyInstance, spec: RouteSpec, handler: Handler): void {
   app.routeSpecs.push(spec);
   const url = toFastifyPath(spec.path) || '/';
@@ -68,8 +79,8 @@ export function defineRoute(app: FastifyInstance, spec: RouteSpec, handler: Hand
     config: { allow: () => (allow ??= allowFor(app, spec.path)), cache: spec.cache, formats: spec.formats },
     handler: async (req, reply) => {
       // X-HTTP-Method-Override on POST (B.0), for clients that can only send GET and POST.
-      const override = String(req.headers['x-http-method-override'] ?? '').toUpperCase();
-      if (req.method === 'POST' && OVERRIDABLE.has(override)) {
+      const override = effectiveMethod(req);
+      if (override !== req.method) {
         const target = handlers.get(override as Method);
         if (!target) throw noRoute();
         return target(req, reply);

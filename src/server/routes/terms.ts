@@ -23,6 +23,7 @@ import { parseParams } from '../params.ts';
 import { renderTerm } from '../render/term.ts';
 import { contextOf } from '../services/context.ts';
 import { createTerm, updateTerm } from '../services/term-write.ts';
+import { refuseLockedFilter } from '../services/visibility.ts';
 import type { Store, TermRecord } from '../store/store.ts';
 import { type ListPage, paging, pickFormat, send, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';
@@ -111,6 +112,7 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
       if (eventParam && !(filterEvent && canRead(req.caller, filterEvent))) {
         throw invalidParam(eventParam, `${eventParam}: ${eventId} is not a valid event id.`);
       }
+      if (filterEvent) refuseLockedFilter(req, filterEvent);
       const { items, total } = store.listTerms({
         kind,
         offset: (page - 1) * perPage,

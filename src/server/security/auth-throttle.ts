@@ -5,11 +5,12 @@
  * included, or guessing would simply go on. Public reads without credentials are never blocked.
  *
  * Public: `AuthThrottleOptions` (config.ts holds the defaults), `FailureCounter` (the counting, with
- * an injectable clock), `clientKey(ip)`, `registerAuthThrottle(app, options)` (root hooks: before
- * authentication, so that a blocked address does not even cost a password hash).
+ * an injectable clock; `reserve`/`settle` for checks that take time, see credential-gate.ts),
+ * `clientKey(ip)`, `registerAuthThrottle(app, counter, …)` (root hooks: before authentication, so
+ * that a blocked address does not even cost a password hash).
  *
- * A failure is any 401 answered to a request that carried credentials: a bad Basic application
- * password, a bad or expired Bearer token, an unknown scheme, a bad OAuth client secret (the token
+ * A failure is a wrong event password or any 401 answered to a request that carried credentials: a
+ * bad Basic application password, a bad or expired Bearer token, an unknown scheme, a bad OAuth client secret (the token
  * endpoint's requests always carry them, in the header or the body). A success neither counts nor
  * resets the count: otherwise one valid account would let its owner guess another's password for
  * ever. Not @fastify/rate-limit: it counts requests, not failures, and has no way to leave the
@@ -20,7 +21,7 @@
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError } from '../errors.ts';
+import { tooManyFailures } from '../errors.ts';
 
 export interface AuthThrottleOptions {
   /** Failed authentications allowed per address within the window. */
@@ -34,6 +35,14 @@ export interface AuthThrottleOptions {
 interface Window {
   start: number;
   failures: number;
+  /** Checks running now (`reserve`d, not yet `settle`d): each may still turn out a failure. */
+  pending: number;
+}
+
+/** One reserved attempt, handed back to `settle`. */
+export interface Reservation {
+  readonly key: string;
+  readonly window: Window;
 }
 
 export class FailureCounter {
@@ -51,18 +60,46 @@ export class FailureCounter {
     return this.#windows.size;
   }
 
-  /** Milliseconds until `key` may authenticate again; 0 when it may now. */
+  /**
+   * Milliseconds until `key` may authenticate again; 0 when it may now. Checks still running count:
+   * while they could use up the attempts, more are refused (at least 1 s, when they might not).
+   */
   blockedFor(key: string): number {
     const now = this.#now().getTime();
     const w = this.#current(key, now);
-    if (!w || w.failures < this.#options.maxFailures) return 0;
-    return w.start + this.#options.windowMs - now;
+    if (!w || w.failures + w.pending < this.#options.maxFailures) return 0;
+    return w.failures >= this.#options.maxFailures ? w.start + this.#options.windowMs - now : 1_000;
+  }
+
+  /**
+   * Reserves one of the key's attempts for a check about to run, so that checks running at once
+   * cannot together exceed the limit (counting answers let 600 parallel guesses have 344 checked).
+   * Returns the reservation, or the wait in ms when every attempt is used or reserved.
+   */
+  reserve(key: string): Reservation | number {
+    const now = this.#now().getTime();
+    const w = this.#current(key, now) ?? { start: now, failures: 0, pending: 0 };
+    const wait = this.blockedFor(key);
+    if (wait > 0) return wait;
+    w.pending++;
+    this.#touch(key, w);
+    return { key, window: w };
+  }
+
+  /** The reserved check is over: a failure counts, a success gives its attempt back. */
+  settle(reservation: Reservation, failed: boolean): void {
+    reservation.window.pending--;
+    if (failed) this.recordFailure(reservation.key);
   }
 
   recordFailure(key: string): void {
     const now = this.#now().getTime();
-    const w = this.#current(key, now) ?? { start: now, failures: 0 };
+    const w = this.#current(key, now) ?? { start: now, failures: 0, pending: 0 };
     w.failures++;
+    this.#touch(key, w);
+  }
+
+  #touch(key: string, w: Window): void {
     this.#windows.delete(key);
     this.#windows.set(key, w);
     for (const oldest of this.#windows.keys()) {
@@ -105,21 +142,16 @@ function carriesCredentials(req: FastifyRequest): boolean {
   return (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth === true;
 }
 
-const tooManyFailures = (retryAfterS: number) =>
-  new ApiError(
-    429,
-    'rest_too_many_failed_logins',
-    `Too many failed authentications from this address; try again in ${retryAfterS} s.`,
-    { retry_after: retryAfterS },
-    { 'retry-after': String(retryAfterS) },
-  );
-
+/**
+ * The root hooks: an address already blocked is answered 429 before anything else; a 401 answered
+ * to credentials that were not checked through the gate (a bad Bearer token, an unknown scheme)
+ * counts as a failure. Checks through `CredentialGate` count themselves, before they run.
+ */
 export function registerAuthThrottle(
   app: FastifyInstance,
-  options: AuthThrottleOptions,
-  now: () => Date,
-): FailureCounter {
-  const counter = new FailureCounter(options, now);
+  counter: FailureCounter,
+  checkedByGate: (req: FastifyRequest) => boolean,
+): void {
   app.addHook('onRequest', async (req, reply) => {
     if (!carriesCredentials(req)) return;
     const wait = counter.blockedFor(clientKey(req.ip));
@@ -131,8 +163,9 @@ export function registerAuthThrottle(
   });
   // onSend, not onResponse: counted before the client can read the 401 and try again.
   app.addHook('onSend', (req, reply, payload, done) => {
-    if (reply.statusCode === 401 && carriesCredentials(req)) counter.recordFailure(clientKey(req.ip));
+    if (reply.statusCode === 401 && carriesCredentials(req) && !checkedByGate(req)) {
+      counter.recordFailure(clientKey(req.ip));
+    }
     done(null, payload);
   });
-  return counter;
 }

@@ -5,6 +5,8 @@ export {
   FailureCounter,
   registerAuthThrottle,
 } from './auth-throttle.ts';
+export { registerBrowserDefences, withoutBasic } from './browsers.ts';
+export { type CredentialCheck, CredentialGate } from './credential-gate.ts';
 export {
   CSP_DIRECTIVES,
   contentSecurityPolicy,

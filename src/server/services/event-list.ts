@@ -9,7 +9,7 @@ import { invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
 import type { EventQuery } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
-import { listVisibility } from './visibility.ts';
+import { listVisibility, protectedTextAccess } from './visibility.ts';
 
 export interface EventListPlan {
   query: EventQuery;
@@ -83,6 +83,7 @@ export function planEventList(ctx: WriteContext, raw: Record<string, unknown>): 
 
   if (p.search !== undefined) {
     query.searchWords = p.search.split(/\s+/).filter(Boolean);
+    query.protectedText = protectedTextAccess(ctx.caller);
     echoed.search = p.search;
   }
   if (p.categories !== undefined) {

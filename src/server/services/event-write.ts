@@ -23,6 +23,7 @@ import type { WriteContext } from './context.ts';
 import { planImage, sideloadImage } from './image.ts';
 import { findOrCreateLinked } from './linked-write.ts';
 import { resolvePublication } from './publication.ts';
+import { sanitizeUrl } from './sanitize-fields.ts';
 import { resolveTermRefs } from './term-write.ts';
 
 const REQUIRED_ON_CREATE = ['title', 'start_date', 'end_date'] as const;
@@ -103,7 +104,10 @@ export async function writeEvent(
         timezone,
         ...times,
         cost: resolveCost(input.cost, existing),
-        website: input.website === undefined ? (existing?.website ?? null) : input.website,
+        website:
+          input.website === undefined
+            ? (existing?.website ?? null)
+            : input.website && sanitizeUrl(input.website),
         show_map: flag(input.show_map, existing?.show_map),
         show_map_link: flag(input.show_map_link, existing?.show_map_link),
         hide_from_listings: flag(input.hide_from_listings, existing?.hide_from_listings),

@@ -1,11 +1,12 @@
 /**
  * Fetching an image URL for sideloading (B.6.2) without letting callers use the server to reach
  * its own network (SSRF): unless allowed, a URL whose host is, or resolves to, a loopback,
- * private, link-local or otherwise non-public address is refused — checked on every redirect hop
+ * private, link-local or otherwise special-purpose address is refused — checked on every redirect hop
  * and again at connect time, so a DNS answer that changes between the two cannot slip through.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
 
 const TIMEOUT_MS = 10_000;
@@ -14,37 +15,16 @@ const MAX_REDIRECTS = 3;
 /** Why an image URL was refused, safe to tell the caller (network errors are not echoed). */
 export class FetchProblem extends Error {}
 
-const NON_PUBLIC = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const) {
-  NON_PUBLIC.addSubnet(net, bits, 'ipv4');
-}
-for (const [net, bits] of [
-  ['::', 127], // :: and ::1
-  ['::ffff:0:0', 96], // IPv4-mapped: checked as IPv4 below
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const) {
-  NON_PUBLIC.addSubnet(net, bits, 'ipv6');
-}
-
-function isPublic(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return !NON_PUBLIC.check(mapped[1], 'ipv4');
-  const family = isIP(address);
-  return family !== 0 && !NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
+/**
+ * Public means ipaddr.js's `unicast`: not in any of its special-purpose ranges (IANA's registries:
+ * loopback, private, link-local, carrier-grade NAT, multicast, documentation and benchmarking
+ * networks such as 192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24 and 198.18.0.0/15, reserved, NAT64,
+ * 6to4, Teredo, unique-local …), a maintained list instead of our own. IPv4-mapped IPv6 addresses are
+ * judged as the IPv4 address they carry.
+ */
+export function isPublic(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  return ipaddr.process(address).range() === 'unicast';
 }
 
 /** dns.lookup that fails for non-public answers: what undici connects to is what was checked. */

@@ -16,6 +16,7 @@ import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { type ImagePlan, planImage, sideloadImage } from './image.ts';
 import { resolvePublication, trashedSlug } from './publication.ts';
+import { sanitizeContactField } from './sanitize-fields.ts';
 import { listVisibility } from './visibility.ts';
 
 export type LinkedWriteInput = VenueWriteInput | OrganizerWriteInput;
@@ -213,7 +214,8 @@ function build(
   };
   for (const f of TEXT_FIELDS[kind]) {
     const v = fieldOf(data, f) as string | null | undefined;
-    rec[f] = v === undefined ? (old?.[f] ?? '') : (v ?? '');
+    // As WordPress saves them: no markup in contact fields (services/sanitize-fields.ts).
+    rec[f] = v === undefined ? (old?.[f] ?? '') : sanitizeContactField(f, v ?? '');
   }
   for (const f of FLAG_FIELDS[kind]) {
     const v = fieldOf(data, f) as boolean | undefined;

@@ -18,18 +18,22 @@ interface Progress {
 
 parentPort!.on('message', (message: 'checkpoint' | 'close') => {
   if (message === 'close') {
-    db.close();
-    // The server's close() waits on this: the last connection to close removes the WAL.
-    Atomics.store(closed, 0, 1);
-    Atomics.notify(closed, 0);
-    parentPort!.close();
+    try {
+      db.close();
+    } finally {
+      // The server's close() waits on this: the last connection to close removes the WAL.
+      Atomics.store(closed, 0, 1);
+      Atomics.notify(closed, 0);
+      parentPort!.close();
+    }
     return;
   }
   let log = 0;
   try {
     log = (checkpoint.get() as unknown as Progress).log;
   } catch {
-    // SQLITE_BUSY: another process is checkpointing; the next request tries again.
+    // SQLITE_BUSY (another process is checkpointing), SQLITE_FULL, an I/O error: the next request
+    // tries again.
   }
   parentPort!.postMessage({ log });
 });

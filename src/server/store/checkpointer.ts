@@ -76,8 +76,15 @@ export class WalCheckpointer {
       this.#inFlight = false;
       // The tail: what was committed while the thread copied the rest.
       if (this.#closed || !this.#db.db.isOpen || this.#db.db.isTransaction) return;
-      this.#db.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+      try {
+        this.#db.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+      } catch {
+        // A full disk (SQLITE_FULL) or an I/O error: thrown here, in an event handler, it killed the
+        // process (issue 15). The frames stay in the WAL, which is as durable; the next checkpoint tries
+        // again, and the writes that fail meanwhile answer for themselves.
+      }
     });
+    // The thread's own errors (its connection failing to open, say) reach this handler, not the process.
     worker.on('error', () => this.#fallBack());
     worker.on('exit', () => {
       if (!this.#closed) this.#fallBack();
@@ -91,7 +98,11 @@ export class WalCheckpointer {
     this.#failed = true;
     this.#worker = undefined;
     if (!this.#closed && this.#db.db.isOpen) {
-      this.#db.db.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+      try {
+        this.#db.db.exec(`PRAGMA wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+      } catch {
+        // Called from the thread's event handlers: nothing may escape them (see above).
+      }
     }
   }
 }

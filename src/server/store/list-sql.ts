@@ -5,8 +5,15 @@
  * runs at all.
  */
 import { type Param, placeholders } from './connection.ts';
-import { likeAll, likePattern, splitWords } from './search.ts';
-import type { EventQuery, LinkedKind, LinkedQuery, TermQuery, Visibility } from './store.ts';
+import { likeAll, likePattern, searchable, splitWords } from './search.ts';
+import type {
+  EventQuery,
+  LinkedKind,
+  LinkedQuery,
+  ProtectedTextAccess,
+  TermQuery,
+  Visibility,
+} from './store.ts';
 
 /** A venue, organizer or term list: its page and its COUNT. */
 export interface ListSql {
@@ -56,9 +63,56 @@ const END_BOUNDS = [
   ['endsAfter', 'end_utc > ?'],
 ] as const;
 
+const TEXT_COLUMNS = ['title', 'description', 'excerpt'] as const;
+
+/**
+ * Every search word in one of `columns` of event `e`. Words of ≥ 3 characters through the FTS index
+ * (each a quoted string, so no input is FTS syntax); events queued for the index (search-index.ts) are
+ * not in it yet, or are there with their old text: they are matched with LIKE, as short words are,
+ * so a search never waits for indexing.
+ */
+function searchSql(columns: readonly string[], words: readonly string[], params: Param[]): string {
+  const { long, short } = splitWords(words);
+  const parts: string[] = [];
+  if (long.length > 0) {
+    const filter = columns.length === TEXT_COLUMNS.length ? '' : `{${columns.join(' ')}} : `;
+    params.push(long.map((w) => `${filter}"${w.replaceAll('"', '""')}"`).join(' AND '));
+    const queued = likeAll(
+      columns.map((c) => `q.${c}`),
+      long,
+      params,
+    ).join(' AND ');
+    parts.push(
+      '+e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ? ' +
+        'AND rowid NOT IN (SELECT id FROM events_fts_pending) ' +
+        `UNION ALL SELECT q.id FROM events_fts_pending p JOIN events q ON q.id = p.id WHERE ${queued})`,
+    );
+  }
+  parts.push(
+    ...likeAll(
+      columns.map((c) => `e.${c}`),
+      short,
+      params,
+    ),
+  );
+  return parts.length === 0 ? '1' : `(${parts.join(' AND ')})`;
+}
+
+/** Events whose protected text the caller may search: unprotected ones, and those it may edit. */
+function protectedTextOpenSql(access: ProtectedTextAccess | undefined, params: Param[]): string {
+  const unprotected = "coalesce(e.password, '') = ''";
+  if (access === undefined || access === 'all') return unprotected;
+  params.push(access.ownerId);
+  const own = access.unpublishedOnly
+    ? "(e.author = ? AND e.status NOT IN ('publish', 'future', 'private'))"
+    : 'e.author = ?';
+  return `(${unprotected} OR ${own})`;
+}
+
 /** B.5: date bounds on UTC instants, hidden events out unless included, OR within a filter, AND across. */
 export function eventListSql(q: EventQuery): EventListSql | null {
   if (q.matchNothing) return null;
+  if (q.searchWords && !searchable(q.searchWords)) return null;
   const lists = [q.include, q.categoryIds, q.tagIds, q.venueIds, q.organizerIds];
   if (lists.some((ids) => ids !== undefined && ids.length === 0)) return null;
 
@@ -105,20 +159,16 @@ export function eventListSql(q: EventQuery): EventListSql | null {
   }
   let usesSearchIndex = false;
   if (q.searchWords) {
-    const { match, long, short } = splitWords(q.searchWords);
-    usesSearchIndex = match !== null;
-    if (match !== null) {
-      // Events queued for the index (search-index.ts) are not in it yet, or are there with their old
-      // text: they are matched with LIKE, as short words are, so a search never waits for indexing.
-      params.push(match);
-      const queued = likeAll(['q.title', 'q.description', 'q.excerpt'], long, params).join(' AND ');
-      where.push(
-        '+e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ? ' +
-          'AND rowid NOT IN (SELECT id FROM events_fts_pending) ' +
-          `UNION ALL SELECT q.id FROM events_fts_pending p JOIN events q ON q.id = p.id WHERE ${queued})`,
-      );
+    usesSearchIndex = splitWords(q.searchWords).match !== null;
+    if (q.protectedText === 'all') {
+      where.push(searchSql(TEXT_COLUMNS, q.searchWords, params));
+    } else {
+      // Protected events the caller cannot open match by their title alone (A.10).
+      const open = protectedTextOpenSql(q.protectedText, params);
+      const all = searchSql(TEXT_COLUMNS, q.searchWords, params);
+      const title = searchSql(['title'], q.searchWords, params);
+      where.push(`((${open} AND ${all}) OR ${title})`);
     }
-    where.push(...likeAll(['e.title', 'e.description', 'e.excerpt'], short, params));
   }
 
   const order = q.include ? 'e.date_utc, e.id' : 'e.start_utc, e.date_utc, e.id';
@@ -146,6 +196,7 @@ const LINKED = {
 
 /** `columns` is the select list of the linked table, alias `l`. */
 export function linkedListSql(kind: LinkedKind, q: LinkedQuery, columns: string): ListSql | null {
+  if (q.searchWords && !searchable(q.searchWords)) return null;
   const spec = LINKED[kind];
   const params: Param[] = [];
   const where = [visibilitySql('l', q.visibility, params)];
@@ -183,6 +234,7 @@ export const TERM_SELECT = 't.id, t.kind, t.name, t.slug, t.description, t.paren
 
 export function termListSql(q: TermQuery): ListSql | null {
   if (q.include?.length === 0) return null;
+  if (q.search !== undefined && !searchable(q.search)) return null;
   const params: Param[] = [q.kind];
   const where = ['t.kind = ?'];
   if (q.search !== undefined) {

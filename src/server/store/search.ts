@@ -3,8 +3,19 @@
  * `LIKE '%word%'`. Words of ≥ 3 characters go to the trigram FTS index; shorter ones have no
  * trigram and fall back to LIKE, which SQLite folds for ASCII letters only, so their other letters
  * are tried in both cases.
+ *
+ * A search holding a control character other than white space matches nothing: nobody types one,
+ * and neither FTS5 nor LIKE can take a NUL (FTS5 answered `abc%00def` with a syntax error, and LIKE
+ * reads a pattern only up to its NUL, so `%00` matched every event).
  */
 import type { Param } from './connection.ts';
+
+/** A control character (C0, DEL, C1) other than tab, line feed and carriage return. */
+const CONTROL = /(?![\t\n\r])\p{Cc}/u;
+
+/** Whether a search text can match anything at all (see above). */
+export const searchable = (text: string | readonly string[]): boolean =>
+  typeof text === 'string' ? !CONTROL.test(text) : text.every((w) => !CONTROL.test(w));
 
 /** `%word%` with LIKE's own wildcards escaped, for `LIKE ? ESCAPE '\'`. */
 export function likePattern(word: string): string {

@@ -16,12 +16,14 @@
  * The per-kind work lives in sqlite-events.ts, sqlite-linked.ts, sqlite-terms.ts and sqlite-users.ts;
  * this file draws post ids and routes.
  */
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { pathToFileURL } from 'node:url';
 import type { TermKind } from '../../model/index.ts';
 import { WalCheckpointer } from './checkpointer.ts';
 import { Connection } from './connection.ts';
+import { describeFault, StoreError, storageFault } from './errors.ts';
 import { migrate } from './migrations.ts';
 import { type AttachmentRow, attachmentRecord } from './rows.ts';
 import { SqliteEvents } from './sqlite-events.ts';
@@ -71,12 +73,29 @@ interface TombstoneRow extends Omit<EventTombstone, 'all_day' | 'featured' | 'or
   term_ids: string;
 }
 
-export function openSqliteStore(path: string): Store {
-  return SqliteStore.open(path);
+export interface OpenOptions {
+  /**
+   * When the file cannot be written (a read-only mount or directory), open it for reading instead of
+   * failing: the server then answers reads, and writes with 503 (`serve`). Default false: a writer
+   * (the importer) is told at once that it cannot write.
+   */
+  readOnlyFallback?: boolean;
+  /** Open for reading only, beside a writer (a server's helper thread): nothing is created or migrated. */
+  readOnly?: boolean;
+}
+
+/**
+ * Opens, creating and migrating, the store at `path`. A file that cannot be used (disk full, read-only,
+ * not openable) is a `StoreError` `store-unusable` naming the path, never SQLite's bare message.
+ */
+export function openSqliteStore(path: string, options: OpenOptions = {}): Store {
+  return SqliteStore.open(path, options);
 }
 
 export class SqliteStore implements Store {
   readonly path: string;
+  /** Opened for reading only (`readOnlyFallback`): every write fails with SQLITE_READONLY. */
+  readonly readOnly: boolean;
   readonly #db: Connection;
   readonly #events: SqliteEvents;
   readonly #linked: SqliteLinked;
@@ -85,7 +104,25 @@ export class SqliteStore implements Store {
   readonly #oauth: SqliteOAuth;
   readonly #checkpointer: WalCheckpointer | undefined;
 
-  static open(path: string): SqliteStore {
+  static open(path: string, options: OpenOptions = {}): SqliteStore {
+    try {
+      if (options.readOnly) return SqliteStore.#openReadOnly(path, true);
+      return SqliteStore.#open(path);
+    } catch (error) {
+      const fault = storageFault(error);
+      if (!fault) throw error;
+      if (options.readOnlyFallback && path !== ':memory:' && !writable(path) && existsSync(path)) {
+        try {
+          return SqliteStore.#openReadOnly(path, false);
+        } catch (readError) {
+          if (!storageFault(readError)) throw readError;
+        }
+      }
+      throw new StoreError('store-unusable', describeFault(fault, path, error), { path, cause: error });
+    }
+  }
+
+  static #open(path: string): SqliteStore {
     const memory = path === ':memory:';
     if (!memory) mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
@@ -107,12 +144,35 @@ export class SqliteStore implements Store {
       db.close();
       throw error;
     }
-    return new SqliteStore(new Connection(db), path, wal);
+    return new SqliteStore(new Connection(db), path, wal, false);
   }
 
-  private constructor(db: Connection, path: string, wal: boolean) {
+  /**
+   * A file on a read-only mount. A WAL database needs its `-shm` file to be read, and SQLite cannot
+   * create one there: a cleanly closed file (no `-wal` left) is opened `immutable` (nothing can change it
+   * anyway), one with a `-wal` left read-only as it is, so the writes in that WAL are not missed.
+   */
+  static #openReadOnly(path: string, live: boolean): SqliteStore {
+    // `live`: another connection writes it now, so it is never `immutable`.
+    const walLeft = live || (existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0);
+    const url = pathToFileURL(path);
+    if (!walLeft) url.search = '?immutable=1';
+    const db = new DatabaseSync(walLeft ? path : url, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
+    try {
+      db.exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -${CACHE_KIB}; PRAGMA temp_store = MEMORY`);
+      // Only checks the version: a file that needs migrating cannot be migrated here, and says so.
+      migrate(db, undefined, path);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteStore(new Connection(db), path, false, true);
+  }
+
+  private constructor(db: Connection, path: string, wal: boolean, readOnly: boolean) {
     this.#db = db;
     this.path = path;
+    this.readOnly = readOnly;
     if (wal) {
       const checkpointer = new WalCheckpointer(db, path);
       this.#checkpointer = checkpointer;
@@ -150,7 +210,12 @@ export class SqliteStore implements Store {
     if (!this.#db.db.isOpen) return;
     this.#events.searchIndex.close();
     this.#checkpointer?.close();
-    this.#db.db.exec('PRAGMA optimize');
+    try {
+      if (!this.readOnly) this.#db.db.exec('PRAGMA optimize');
+    } catch (error) {
+      // Statistics are an optimisation: a full or read-only disk must not stop the close.
+      if (!storageFault(error)) throw error;
+    }
     this.#db.close();
   }
 
@@ -441,5 +506,15 @@ export class SqliteStore implements Store {
 
   signingKey(name: string, generate: () => Uint8Array): Uint8Array {
     return this.#oauth.signingKey(name, generate);
+  }
+}
+
+/** Whether the file (or, before it exists, its directory) can be written. */
+function writable(path: string): boolean {
+  try {
+    accessSync(existsSync(path) ? path : dirname(path), constants.W_OK);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -212,7 +212,15 @@ export interface EventQuery {
   /** `post_parent` was given: events have no parents, so nothing matches. */
   matchNothing?: boolean;
   visibility: Visibility;
+  /**
+   * Whose password-protected events a search matches by their text (A.10): `'all'` (editors), an
+   * owner's (authors; contributors their unpublished ones), or none (absent). Other protected events
+   * match by their title only, which every list shows: their text must not leak through search.
+   */
+  protectedText?: ProtectedTextAccess;
 }
+
+export type ProtectedTextAccess = 'all' | { ownerId: number; unpublishedOnly: boolean };
 
 export interface LinkedQuery {
   offset: number;

@@ -1007,6 +1007,14 @@ describe('event images (B.6.2, A.4)', () => {
         'http://localhost:9/a.png',
         'http://[::1]:9/a.png',
         'http://10.0.0.1/a.png',
+        // Documentation networks, IPv4-mapped private, NAT64, 6to4 (issue 15: the hand list missed some).
+        'http://192.0.2.1/a.png',
+        'http://198.51.100.7/a.png',
+        'http://203.0.113.9/a.png',
+        'http://[::ffff:192.168.1.1]/a.png',
+        'http://[64:ff9b::a00:1]/a.png',
+        'http://[2002:a00:1::1]/a.png',
+        'http://[2001:db8::1]/a.png',
       ]) {
         const res = await guarded.call('POST', '/events', { as: 'administrator', body: { ...EVENT, image } });
         expect(res.status, image).toBe(400);

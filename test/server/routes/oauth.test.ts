@@ -239,6 +239,25 @@ describe('Bearer tokens on the API', () => {
     expect((await h.call('GET', '/events', { as: 'administrator' })).json.total).toBe(0);
   });
 
+  it('scopes follow the effective method: X-HTTP-Method-Override cannot turn a write token into a reader', async () => {
+    const write = await accessToken('editor', 'write');
+    const read = await accessToken('editor', 'read');
+    const override = (t: string, method: string) => ({ ...bearer(t), 'x-http-method-override': method });
+    const drafts = await h.call('POST', '/events?status=draft', { headers: override(write, 'GET') });
+    expect(drafts.status).toBe(403);
+    expect(drafts.json.code).toBe('insufficient_scope');
+    expect(drafts.headers['www-authenticate']).toMatch(/scope="read"/);
+    // The read token reads through the override, and cannot write through it either.
+    expect((await h.call('POST', '/events?status=draft', { headers: override(read, 'GET') })).status).toBe(
+      200,
+    );
+    const created = await h.call('POST', '/events', { headers: bearer(write), body: JAZZ });
+    expect(created.status).toBe(201);
+    const del = await h.call('POST', `/events/${created.json.id}`, { headers: override(read, 'DELETE') });
+    expect(del.status).toBe(403);
+    expect(del.json.code).toBe('insufficient_scope');
+  });
+
   it('a token signed with another key, or for another audience or issuer, is invalid_token', async () => {
     const t = await accessToken('editor');
     const claims = decodeJwt(t);

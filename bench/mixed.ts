@@ -1,0 +1,188 @@
+/**
+ * `npm run bench:mixed [-- --connections 50 --seconds 10 --events 10000 --cache-mb 64]`: the server under
+ * a mix of reads and writes, the load that collapsed it (issue 15: 40 requests/s, p99 4.3–4.8 s, 4 %
+ * timeouts). Each connection loops over five requests: a list page, a search, an event create (editor,
+ * Basic), the `all` feed (.ics) and the venues list, anonymous but for the create. The server is
+ * `src/cli/serve.ts` in a child process on a fresh SQLite file seeded with `--events` events through the
+ * API; its event loop is watched from inside (bench/loop-probe.ts), and the longest stall of the
+ * measured phase is reported with requests/s, p50/p99 and timeouts, as one JSON document on stdout.
+ *
+ * Goals (the issue): ≥ 1,000 requests/s, p99 < 100 ms, 0 timeouts at 50 connections on 10,000 events.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { openSqliteStore } from '../src/server/store/sqlite.ts';
+import { eventBodies, SEARCH_WORD } from './event-bodies.ts';
+import { load } from './load.ts';
+import { benchEditor, type ServeProcess, startServe, stopServe } from './serve-process.ts';
+
+const GOALS = { requests_per_s: 1000, p99_ms: 100, timeouts: 0 };
+const NS = '/calendar/events/v1';
+const KINDS = ['list', 'search', 'create', 'feed', 'venues'] as const;
+
+const { values: opts } = parseArgs({
+  options: {
+    connections: { type: 'string', default: '50' },
+    seconds: { type: 'string', default: '10' },
+    'warmup-seconds': { type: 'string', default: '3' },
+    events: { type: 'string', default: '10000' },
+    'cache-mb': { type: 'string', default: '64' },
+  },
+});
+const connections = Number(opts.connections);
+const seconds = Number(opts.seconds);
+const warmupSeconds = Number(opts['warmup-seconds']);
+const events = Number(opts.events);
+const YEAR = new Date().getUTCFullYear() + 1;
+const progress = (s: string) => process.stderr.write(`bench:mixed: ${s}\n`);
+
+/** The loop probe's next figures: asks with SIGUSR2, reads its line. */
+function loopProbe(server: ServeProcess) {
+  const lines = createInterface({ input: server.child.stdout! });
+  const waiting: ((figures: Record<string, number>) => void)[] = [];
+  lines.on('line', (line) => {
+    if (line.startsWith('loop-probe ')) waiting.shift()?.(JSON.parse(line.slice('loop-probe '.length)));
+  });
+  return () =>
+    new Promise<Record<string, number>>((done) => {
+      waiting.push(done);
+      server.child.kill('SIGUSR2');
+    });
+}
+
+async function mix(origin: string, auth: string, durationS: number) {
+  const next = eventBodies(YEAR, 99);
+  const latencies: number[] = [];
+  const byPath = new Map<string, number[]>();
+  const instance = autocannon({
+    url: origin,
+    connections,
+    duration: durationS,
+    timeout: 10,
+    requests: [
+      { method: 'GET', path: `${NS}/events?per_page=20` },
+      { method: 'GET', path: `${NS}/events?per_page=20&search=${SEARCH_WORD}` },
+      {
+        method: 'POST',
+        path: `${NS}/events`,
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        setupRequest: (req) => ({ ...req, body: next() }),
+      },
+      // Calendar apps ask for gzip; the compressed feed is made once per render, on the thread pool.
+      { method: 'GET', path: '/feeds/all.ics', headers: { 'accept-encoding': 'gzip' } },
+      { method: 'GET', path: `${NS}/venues?per_page=20` },
+    ],
+  });
+  // Each connection walks the five in order, so its n-th answer is to request n mod 5.
+  const answered = new Map<unknown, number>();
+  instance.on('response', (client: unknown, _status, _bytes, ms) => {
+    latencies.push(ms);
+    const n = answered.get(client) ?? 0;
+    answered.set(client, n + 1);
+    const kind = KINDS[n % KINDS.length];
+    (byPath.get(kind) ?? byPath.set(kind, []).get(kind)!).push(ms);
+  });
+  const r = await instance;
+  const sorted = Float64Array.from(latencies).sort();
+  const pct = (a: Float64Array, q: number) => (a.length ? a[Math.max(0, Math.ceil(q * a.length) - 1)] : 0);
+  const ok = Object.entries(r.statusCodeStats).reduce(
+    (n, [c, s]) => (c.startsWith('2') ? n + s.count : n),
+    0,
+  );
+  return {
+    requests: latencies.length,
+    requests_per_s: Math.round(ok / r.duration),
+    p50_ms: round2(pct(sorted, 0.5)),
+    p99_ms: round2(pct(sorted, 0.99)),
+    max_ms: round2(sorted.at(-1) ?? 0),
+    timeouts: r.timeouts,
+    errors: r.errors,
+    non2xx: r.non2xx,
+    status_codes: Object.fromEntries(Object.entries(r.statusCodeStats).map(([c, s]) => [c, s.count])),
+    by_request: Object.fromEntries(
+      [...byPath].map(([kind, ms]) => {
+        const a = Float64Array.from(ms).sort();
+        return [kind, { requests: a.length, p50_ms: round2(pct(a, 0.5)), p99_ms: round2(pct(a, 0.99)) }];
+      }),
+    ),
+  };
+}
+
+async function main(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'calsync-mixed-'));
+  const dataFile = join(dir, 'calendar.db');
+  let server: ServeProcess | undefined;
+  const cleanUp = async () => {
+    if (server) await stopServe(server.child);
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
+  try {
+    const loadBefore = loadavg()[0];
+    const store = openSqliteStore(dataFile);
+    const auth = (await benchEditor(store)).authorization;
+    store.close();
+    server = await startServe({
+      dataFile,
+      args: ['--host', '127.0.0.1', '--cache-mb', opts['cache-mb'] as string],
+      nodeFlags: ['--import', resolve(import.meta.dirname, 'loop-probe.ts')],
+    });
+    const probe = loopProbe(server);
+    progress(`server at ${server.origin}; seeding ${events} events`);
+    const seed = eventBodies(YEAR);
+    const seeded = await load({
+      origin: server.origin,
+      connections: 16,
+      amount: events,
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      next: () => ({ path: `${NS}/events`, body: seed() }),
+    });
+    if (seeded.non2xx + seeded.errors > 0)
+      throw new Error(`seeding failed: ${JSON.stringify(seeded.status_codes)}`);
+    // The feed's first render is waited for, as a server that has been up a while has it; from then
+    // on writes make it stale and it is served while the next render runs (stale-while-revalidate).
+    const first = performance.now();
+    const feed = await (await fetch(`${server.origin}/feeds/all.ics`)).arrayBuffer();
+    const firstFeedMs = round2(performance.now() - first);
+    progress(`first feed render ${firstFeedMs} ms; warm-up ${warmupSeconds} s`);
+    await mix(server.origin, auth, warmupSeconds);
+    await probe();
+    progress(`mix: ${connections} connections, ${seconds} s`);
+    const figures = await mix(server.origin, auth, seconds);
+    const loop = await probe();
+    const met = {
+      requests_per_s: figures.requests_per_s >= GOALS.requests_per_s,
+      p99_ms: figures.p99_ms < GOALS.p99_ms,
+      timeouts: figures.timeouts <= GOALS.timeouts,
+    };
+    const report = {
+      machine: {
+        cpus: cpus().length,
+        node: process.version,
+        loadavg_1m: { before: round2(loadBefore), after: round2(loadavg()[0]) },
+      },
+      events_seeded: events,
+      first_feed_render_ms: firstFeedMs,
+      feed_bytes: feed.byteLength,
+      connections,
+      mix: 'list (per_page=20), search, create, feed all.ics, venues — in turn on each connection',
+      ...figures,
+      event_loop: { longest_stall_ms: loop.max_ms, p99_ms: loop.p99_ms, mean_ms: loop.mean_ms },
+      goals: GOALS,
+      met: { ...met, all: Object.values(met).every(Boolean) },
+    };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return report.met.all ? 0 : 1;
+  } finally {
+    await cleanUp();
+  }
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+process.exitCode = await main();

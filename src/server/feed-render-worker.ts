@@ -1,0 +1,23 @@
+/**
+ * The thread of `FeedRenderer` (feed-render.ts): a read-only connection to the server's file, and one
+ * rendered feed per `{ id, job }` message, its bytes transferred back, not copied.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { type FeedJob, type PlainConfig, renderStoreFeed } from './feed-render.ts';
+import { openSqliteStore } from './store/sqlite.ts';
+
+const { path, cfg } = workerData as { path: string; cfg: PlainConfig };
+const store = openSqliteStore(path, { readOnly: true });
+
+parentPort!.on('message', ({ id, job }: { id: number; job: FeedJob }) => {
+  try {
+    const feed = renderStoreFeed(store, cfg, job);
+    // A view of exactly its bytes, so that the transfer moves no more than the feed.
+    const body = new Uint8Array(
+      feed.body.buffer.slice(feed.body.byteOffset, feed.body.byteOffset + feed.body.length),
+    );
+    parentPort!.postMessage({ id, feed: { ...feed, body } }, [body.buffer as ArrayBuffer]);
+  } catch (err) {
+    parentPort!.postMessage({ id, error: (err as Error).message });
+  }
+});
