@@ -69,7 +69,7 @@ describeRealTec('npm run sync and credentials against a real TEC 6.2.6 site', (t
     const run = await importInto(tec, ws.dir, [file], { password: 'wrong wrong wrong wrong' });
     expect(run.code, run.output).toBe(1);
     expect(run.output).toMatch(
-      /did not accept the credentials \(HTTP 401 .*CALSYNC_USER and CALSYNC_APP_PASSWORD/,
+      /did not accept the credentials \(HTTP 401 .*\nhint: the target refused CALSYNC_USER\/CALSYNC_APP_PASSWORD/,
     );
     const site = await siteSnapshot(tec);
     expect(site.events).toEqual([]);
