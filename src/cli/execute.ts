@@ -59,6 +59,8 @@ export async function execute(
       onProgress: (done, total) => progress.update(done, total),
     });
     progress.stop();
+    // A source that lost records is the first thing to know about the run: it explains the exit code 1.
+    if (report.incomplete) io.stdout.write(`${spec.name}: ${report.incomplete}\n\n`);
     if (options.dryRun) {
       io.stdout.write(`${spec.name}: plan against ${target.label} (dry run, nothing written)\n`);
       if (report.notModified) io.stdout.write(`${summaryLine(report)}\n`);

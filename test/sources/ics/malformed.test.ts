@@ -38,7 +38,7 @@ describe('readIcs on files real software writes', () => {
     ]);
   });
 
-  it('salvages the complete VEVENTs of a truncated file and warns', () => {
+  it('salvages the complete VEVENTs of a truncated file and reports an error (nothing may be deleted)', () => {
     const text = calendar(
       ...vevent('UID:one', 'DTSTART:20270301T180000Z'),
       ...vevent('UID:two', 'DTSTART:20270302T180000Z'),
@@ -47,7 +47,7 @@ describe('readIcs on files real software writes', () => {
     const result = read(cut);
     expect(result.records.map((r) => r.key)).toEqual(['one']);
     expect(result.problems).toMatchObject([
-      { code: 'ics_truncated', severity: 'warning', origin: { line: 8 } },
+      { code: 'ics_truncated', severity: 'error', origin: { line: 8 } },
     ]);
   });
 
