@@ -31,7 +31,9 @@ function calendar(n: number): string {
       'END:VEVENT',
     ].join('\r\n');
   });
-  return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//t//t//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
+  return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//t//t//EN', ...events, 'END:VCALENDAR', ''].join(
+    '\r\n',
+  );
 }
 
 async function published(data: string): Promise<string[]> {
@@ -72,7 +74,12 @@ describe('a salvaged source never deletes and exits 1', () => {
   it('a CSV with an unreadable row: the events that left it are kept', async () => {
     const file = join(dir.dir, 'list.csv');
     const data = join(dir.dir, 'list.db');
-    const rows = ['Title,Start Date,Start Time', 'A,2026-12-01,19:00', 'B,2026-12-02,19:00', 'C,2026-12-03,19:00'];
+    const rows = [
+      'Title,Start Date,Start Time',
+      'A,2026-12-01,19:00',
+      'B,2026-12-02,19:00',
+      'C,2026-12-03,19:00',
+    ];
     await writeFile(file, `${rows.join('\n')}\n`);
     expect((await runCli(importMain, [file, '--data', data, '--deletions', 'trash'])).code).toBe(0);
 
