@@ -10,7 +10,7 @@ import type { EventRecord, OrganizerRecord, SourceProblem, VenueRecord } from '.
 import type { ColumnMap, CsvField } from './columns.ts';
 import { CSV_PROBLEMS, problem } from './errors.ts';
 import { rowTimes, timeText } from './times.ts';
-import { type DateOrder, readBoolean, readList } from './values.ts';
+import { type DateOrder, readBoolean, readList, unescapeFormula } from './values.ts';
 
 export interface RowContext {
   file: string;
@@ -32,7 +32,7 @@ export function readRow(
   const problems: SourceProblem[] = [];
   const cell = (field: CsvField): string | undefined => {
     const at = columns[field];
-    const value = at === undefined ? undefined : cells[at]?.trim();
+    const value = at === undefined ? undefined : unescapeFormula(cells[at] ?? '').trim();
     return value === '' ? undefined : value;
   };
   const fail = (code: string, field: CsvField, reason: string) =>

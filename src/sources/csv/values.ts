@@ -117,3 +117,11 @@ export function readList(cell: string): string[] {
   const items = cell.split(',').map((item) => item.trim());
   return [...new Set(items.filter((item) => item !== ''))];
 }
+
+/**
+ * A cell without the `'` a CSV writer put before a formula-like value (`'=SUM(A1)` → `=SUM(A1)`; OWASP's
+ * rule, which our export follows): a spreadsheet shows that `'` nowhere, so it is not part of the text.
+ */
+export function unescapeFormula(cell: string): string {
+  return cell.length > 1 && cell[0] === "'" && /[=+\-@\t\r]/.test(cell[1]) ? cell.slice(1) : cell;
+}

@@ -187,7 +187,7 @@ describe('venuesToCsv', () => {
       venue_city: 'Springfield',
       venue_state: 'IL',
       venue_zip: '62701',
-      venue_phone: '+1 555 0100',
+      venue_phone: "'+1 555 0100", // a leading + is a formula to a spreadsheet (OWASP)
       venue_url: 'https://example.com/hall',
       featured_image: '',
     });
@@ -227,7 +227,7 @@ describe('organizersToCsv', () => {
         organizer_description: 'Organizer bio',
         organizer_email: 'jane@example.com',
         organizer_website: 'https://example.com/jane',
-        organizer_phone: '+1 555 0199',
+        organizer_phone: "'+1 555 0199",
         featured_image: '',
       },
       {
