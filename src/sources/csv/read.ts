@@ -14,11 +14,11 @@ import { parse } from 'csv-parse';
 import { normalizeTimezone } from '../../model/timezone.ts';
 import type { EventRecord, SourceProblem, SourceResult } from '../record.ts';
 import { CSV_FIELDS, type CsvField, resolveColumns } from './columns.ts';
+import { DATE_FORMATS, type DateOrder, dateOrder } from './dates.ts';
 import { toUtf8 } from './decode.ts';
 import { withDelimiter } from './delimiter.ts';
 import { CSV_PROBLEMS, CsvOptionsError, problem } from './errors.ts';
 import { type RowContext, readRow } from './row.ts';
-import { DATE_FORMATS, type DateOrder, dateOrder } from './values.ts';
 
 export interface CsvOptions {
   /** Named in every problem and record origin. */

@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import type { EventRecord, OrganizerRecord, SourceProblem, VenueRecord } from '../record.ts';
 import type { ColumnMap, CsvField } from './columns.ts';
+import type { DateOrder } from './dates.ts';
 import { CSV_PROBLEMS, problem } from './errors.ts';
 import { rowTimes, timeText } from './times.ts';
-import { type DateOrder, readBoolean, readList, unescapeFormula } from './values.ts';
+import { readBoolean, readList, unescapeFormula } from './values.ts';
 
 export interface RowContext {
   file: string;
