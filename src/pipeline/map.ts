@@ -93,10 +93,10 @@ export function mapRecords(records: readonly EventRecord[], options: MapOptions)
       website: record.url && /^https?:\/\//i.test(record.url) ? record.url : '',
       image: record.image ?? '',
       featured: record.featured ?? options.featured,
-      show_map: options.show_map,
-      show_map_link: options.show_map_link,
-      hide_from_listings: false,
-      sticky: false,
+      show_map: record.display?.show_map ?? options.show_map,
+      show_map_link: record.display?.show_map_link ?? options.show_map_link,
+      hide_from_listings: record.display?.hide_from_listings ?? false,
+      sticky: record.display?.sticky ?? false,
     };
     const event = entity('event', record.key, record.title, fields, record, refs);
     event.slug = eventSlug(options.pipeline, record.key, record.title);

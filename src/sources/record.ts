@@ -79,6 +79,8 @@ export interface EventRecord {
   /** Cost as the source writes it (`"25"`, `"Free"`, `"10-25"`); contract A.6 decides. */
   cost?: string;
   featured?: boolean;
+  /** TEC's display switches, when the source has them (TEC's CSV columns); else the pipeline's defaults. */
+  display?: Partial<Record<'sticky' | 'hide_from_listings' | 'show_map' | 'show_map_link', boolean>>;
   /** Image URL (ATTACH/IMAGE, CSV featured_image). */
   image?: string;
   venue?: VenueRecord;

@@ -48,7 +48,7 @@ describe('readCsv with The Events Calendar importer keys', () => {
     const meeting = (await readFixture('tec-keys.csv')).records[2];
     expect(meeting.start).toEqual({ kind: 'zoned', local: '2027-05-02 09:00:00', zone: 'America/New_York' });
     expect(meeting.end).toEqual(meeting.start);
-    expect(meeting.cost).toBe('10-20'); // a range keeps its text: the symbol goes before plain numbers only
+    expect(meeting.cost).toBe('$10-20'); // the symbol goes before a number or a range of two
     expect(meeting.venue).toBeUndefined();
   });
 });
