@@ -11,7 +11,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { readCsv } from '../sources/csv/index.ts';
+import { type CsvOptions, readCsv } from '../sources/csv/index.ts';
 import { readIcs } from '../sources/ics/index.ts';
 import type { SourceResult, Window } from '../sources/record.ts';
 import {
@@ -34,10 +34,12 @@ export interface SourceSpec {
   /** URL sources: idle timeout and size limit (sources/remote REMOTE_DEFAULTS). */
   timeoutMs?: number;
   maxBytes?: number;
-  delimiter?: 'auto' | ',' | ';' | '\t';
-  encoding?: 'auto' | 'utf-8' | 'windows-1252';
+  delimiter?: CsvOptions['delimiter'];
+  encoding?: CsvOptions['encoding'];
   dateFormat?: string;
   columns?: Record<string, string>;
+  /** CSV: false when the first row is an event (`--no-header`); default detected. */
+  header?: boolean;
 }
 
 export type SourceRead =
@@ -70,7 +72,9 @@ export async function readSource(
       dateFormat: source.dateFormat,
       delimiter: source.delimiter,
       encoding: source.encoding,
+      header: source.header,
       defaultZone,
+      window,
     });
   };
   const done = (result: SourceResult, v?: Validators): SourceRead => ({

@@ -90,7 +90,7 @@ export async function readCsv(
   let context: RowContext | undefined; // set by the header row
   let width = 0;
   let missing = false;
-  const fixedOrder = options.dateFormat !== undefined;
+  const fixedOrder = order !== undefined; // YYYY-MM-DD (the pipeline default) says nothing of short dates
   let held: { cells: string[]; line: number }[] | undefined; // rows waiting for the file's date order
   let longRows = 0; // rows with cells beyond the header
   let firstLongRow = 0;
