@@ -143,7 +143,16 @@ function addVenue(
       : normalise(name);
   if (!venues.has(key)) {
     const fields: Record<string, unknown> = { venue: name };
-    for (const field of ['address', 'city', 'province', 'state', 'zip', 'country', 'phone'] as const) {
+    for (const field of [
+      'description',
+      'address',
+      'city',
+      'province',
+      'state',
+      'zip',
+      'country',
+      'phone',
+    ] as const) {
       if (venue[field]) fields[field] = venue[field];
     }
     if (venue.website && /^https?:\/\//i.test(venue.website)) fields.website = venue.website;
@@ -161,6 +170,7 @@ function addOrganizer(organizers: Map<string, Desired>, organizer: OrganizerReco
   const key = organizer.id ? `id:${organizer.id}` : normalise(name);
   if (!organizers.has(key)) {
     const fields: Record<string, unknown> = { organizer: name };
+    if (organizer.description) fields.description = organizer.description;
     if (organizer.email) fields.email = organizer.email;
     if (organizer.phone) fields.phone = organizer.phone;
     if (organizer.website && /^https?:\/\//i.test(organizer.website)) fields.website = organizer.website;
@@ -211,7 +221,7 @@ export function eventTimes(start: TimeValue, end: TimeValue, fallbackZone: strin
     return {
       start: `${first} 00:00:00`,
       end: `${last} 23:59:59`,
-      timezone: fallbackZone,
+      timezone: (start.zone && normalizeTimezone(start.zone)) || fallbackZone,
       allDay: true,
       endClamped: end.kind === 'date' && end.date < first,
     };

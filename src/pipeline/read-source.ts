@@ -8,10 +8,11 @@
  * and, for a calendar with recurring series, the day, because the recurrence window slides with it and new
  * occurrences enter it even when the feed is the same.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { type CsvOptions, readCsv } from '../sources/csv/index.ts';
+import { type LinkedDetails, linkedFileOf, readLinkedCsv, withLinked } from '../sources/csv/linked.ts';
 import { readIcs } from '../sources/ics/index.ts';
 import type { SourceResult, Window } from '../sources/record.ts';
 import {
@@ -111,15 +112,33 @@ export async function readSource(
   }
   if (!source.path) throw new ConfigError(`${spec.name}: the source has neither a path nor a url`);
   try {
-    return done(
-      await read(source.type === 'ics' ? await readFile(source.path) : createReadStream(source.path)),
-    );
+    if (source.type === 'ics') return done(await read(await readFile(source.path)));
+    return done(await besideCsv(source.path, await read(createReadStream(source.path))));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') throw new ConfigError(`${file}: no such file`);
     if (e.code === 'EISDIR') throw new ConfigError(`${file}: is a directory, expected a .ics or .csv file`);
     throw err;
   }
+}
+
+/**
+ * An events CSV with the venues and organizers files of its export beside it (`x.venues.csv`,
+ * `x.organizers.csv`): their fields filled into the venues and organizers the events name.
+ */
+async function besideCsv(path: string, result: SourceResult): Promise<SourceResult> {
+  const linked: LinkedDetails = { venues: new Map(), organizers: new Map() };
+  const problems = [...result.problems];
+  let found = false;
+  for (const kind of ['venues', 'organizers'] as const) {
+    const file = linkedFileOf(path, kind);
+    if (file === path || !existsSync(file)) continue;
+    found = true;
+    const read = await readLinkedCsv(await readFile(file), kind, sourceLabel({ type: 'csv', path: file }));
+    problems.push(...read.problems);
+    for (const [name, item] of read.items) (linked[kind] as Map<string, typeof item>).set(name, item);
+  }
+  return found ? { ...withLinked(result, linked), problems } : result;
 }
 
 /** The source as messages and origins name it: the URL, or the path relative to the current folder. */

@@ -21,7 +21,8 @@ export interface Origin {
  * - `floating`: wall time `YYYY-MM-DD HH:MM:SS` with no zone.
  */
 export type TimeValue =
-  | { kind: 'date'; date: string }
+  /** `zone`: the zone the source gave the all-day event (TEC's CSV column), kept for the target. */
+  | { kind: 'date'; date: string; zone?: string }
   | {
       kind: 'zoned';
       local: string;
@@ -34,6 +35,8 @@ export interface VenueRecord {
   /** An explicit id from the source (a CSV venue id column), when it has one. */
   id?: string;
   name: string;
+  /** From a venues CSV file beside the events (TEC's export writes one). */
+  description?: string;
   address?: string;
   city?: string;
   province?: string;
@@ -49,6 +52,7 @@ export interface VenueRecord {
 export interface OrganizerRecord {
   id?: string;
   name: string;
+  description?: string;
   email?: string;
   phone?: string;
   website?: string;

@@ -122,6 +122,14 @@ function rawText(
   return opts?.raw?.(item, field) ?? unautop(text((item as Record<string, unknown>)[field]));
 }
 
+/**
+ * Names as one `, `-separated cell, as TEC's importer reads them; a name that holds a comma or a quote is
+ * quoted inside the cell (`"Okafor, Grace", Jo`) so that it reads back as one name (sources/csv readList).
+ */
+function list(names: readonly string[]): string {
+  return names.map((name) => (/[",]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name)).join(', ');
+}
+
 // The wire's A.6 position is `prefix`/`postfix`; the importer reads `prefix`/`suffix`.
 const POSITION: Readonly<Record<string, string>> = { prefix: 'prefix', postfix: 'suffix', suffix: 'suffix' };
 
@@ -142,16 +150,16 @@ function eventRow(e: WireEvent, opts: CsvOptions | undefined): string[] {
     bool(e.sticky),
     bool(e.featured),
     decodeEntities(text(venue?.venue)),
-    e.organizer.map((o) => decodeEntities(text(o.organizer))).join(', '),
+    list(e.organizer.map((o) => decodeEntities(text(o.organizer)))),
     bool(e.show_map_link),
     bool(e.show_map),
     (cost?.values ?? []).join(' - '),
     text(cost?.currency_code),
     text(cost?.currency_symbol),
     POSITION[text(cost?.currency_position)] ?? '',
-    e.categories.map((t) => decodeEntities(t.name)).join(', '),
-    e.tags.map((t) => decodeEntities(t.name)).join(', '),
-    e.website,
+    list(e.categories.map((t) => decodeEntities(t.name))),
+    list(e.tags.map((t) => decodeEntities(t.name))),
+    e.website === e.url ? '' : e.website, // the wire's fallback to the permalink is no website of its own
     imageUrl(e.image),
   ];
 }

@@ -3,7 +3,8 @@
 // Rules (TEC's CSV importer, and RFC 5545 3.6.1 for all-day ends):
 // - all-day when `all_day` says yes, or when no time is given anywhere (neither a time column nor a time
 //   inside a date cell): `date` values with an exclusive end, the day after the end date (after the start
-//   date when there is none). The zone is irrelevant to a date, so a bad one is not looked at.
+//   date when there is none). The day is read in no zone; a valid zone cell is kept with it for the target
+//   (TEC's all-day events have one), a bad one is not looked at.
 // - all-day too when it runs from midnight to midnight of a later day (Outlook and Google export all-day
 //   events so), unless `all_day` says no: the end date is then already the exclusive end.
 // - otherwise the end defaults to the start's date and the start's time: an event with no end lasts zero
@@ -84,6 +85,9 @@ export function rowTimes(
   if (allDay) {
     const last = midnightToMidnight ? addDays(end.date, -1) : (end?.date ?? start.date);
     value = { start: { kind: 'date', date: start.date }, end: { kind: 'date', date: addDays(last, 1) } };
+    // A day has no zone to read it in, but the event has one on the target: keep the row's.
+    const zone = cells.timezone === undefined ? undefined : normalizeTimezone(cells.timezone);
+    if (zone) value = { start: { ...value.start, zone }, end: { ...value.end, zone } } as RowTimes;
   } else {
     const zoneCell = cells.timezone;
     const zone = zoneCell === undefined ? defaultZone : normalizeTimezone(zoneCell);

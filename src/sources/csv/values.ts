@@ -30,10 +30,25 @@ export function readBoolean(cell: string): Read<boolean> {
   return { ok: false, reason: `expected yes or no, got ${JSON.stringify(cell)}` };
 }
 
-/** A comma-separated list: items trimmed, empty ones and repeats dropped. */
+/**
+ * A comma-separated list: items trimmed, empty ones and repeats dropped. An item in double quotes may hold
+ * commas (`"Okafor, Grace", Jo`: what our export writes for such a name); a quote elsewhere is text.
+ */
 export function readList(cell: string): string[] {
-  const items = cell.split(',').map((item) => item.trim());
-  return [...new Set(items.filter((item) => item !== ''))];
+  const items = cell.includes('"') ? quotedItems(cell) : cell.split(',');
+  return [...new Set(items.map((item) => item.trim()).filter((item) => item !== ''))];
+}
+
+function quotedItems(cell: string): string[] {
+  const items: string[] = [];
+  const item = /\s*(?:"((?:[^"]|"")*)"\s*(?=,|$)|([^,]*))(?:,|$)/y;
+  while (item.lastIndex < cell.length) {
+    const at = item.lastIndex;
+    const m = item.exec(cell);
+    if (!m || item.lastIndex === at) break;
+    items.push(m[1] !== undefined ? m[1].replaceAll('""', '"') : m[2]);
+  }
+  return items;
 }
 
 /**
