@@ -83,8 +83,11 @@ export interface CsvOptions {
   formulas?: 'escape' | 'keep';
 }
 
-/** A cell a spreadsheet would read as a formula (OWASP's list of first characters). */
-const FORMULA_START = /^[=+\-@\t\r]/;
+/**
+ * A cell a spreadsheet would read as a formula (OWASP's list of first characters), or one that already
+ * starts with `'` before one: that gets a second `'`, so that stripping one on import gives it back as it was.
+ */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 /** `cell`, with a leading `'` when a spreadsheet would run it as a formula. */
 export function neutralizeFormula(cell: string): string {

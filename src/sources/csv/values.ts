@@ -56,5 +56,5 @@ function quotedItems(cell: string): string[] {
  * rule, which our export follows): a spreadsheet shows that `'` nowhere, so it is not part of the text.
  */
 export function unescapeFormula(cell: string): string {
-  return cell.length > 1 && cell[0] === "'" && /[=+\-@\t\r]/.test(cell[1]) ? cell.slice(1) : cell;
+  return /^'+[=+\-@\t\r]/.test(cell) ? cell.slice(1) : cell;
 }

@@ -182,6 +182,7 @@ describe('unescapeFormula', () => {
     expect(unescapeFormula("'+49 30 1234")).toBe('+49 30 1234');
     expect(unescapeFormula("'quoted'")).toBe("'quoted'");
     expect(unescapeFormula("'")).toBe("'");
+    expect(unescapeFormula("''-J")).toBe("'-J"); // the export doubled a ' that came before a formula character
   });
 });
 
