@@ -129,7 +129,10 @@ function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boole
   const back = entities.find((e) => e.kind === 'event' && e.fields.title === text(w.title));
   expect(back, `event ${w.title}`).toBeDefined();
   // Spaces before a line break are not kept: the export reads descriptions back from the wire's HTML.
-  const lines = (t: unknown) => String(t).trim().replace(/[ \t]+\n/g, '\n');
+  const lines = (t: unknown) =>
+    String(t)
+      .trim()
+      .replace(/[ \t]+\n/g, '\n');
   expect(lines(back?.fields.description)).toBe(lines(g.description));
   const own = w.website === w.url ? '' : w.website;
   expect(back?.fields).toMatchObject({
