@@ -51,6 +51,23 @@ describe('readIcs on files real software writes', () => {
     ]);
   });
 
+  it('imports a VEVENT without SUMMARY (optional in RFC 5545) with the placeholder title and a warning', () => {
+    const result = readIcs(
+      new TextEncoder().encode(
+        calendar(
+          ...vevent('UID:untitled', 'DTSTART:20270301T180000Z'),
+          ...vevent('UID:blank', 'DTSTART:20270302T180000Z', 'SUMMARY: '),
+        ),
+      ),
+      { file: 'untitled.ics', window: YEAR_2027 },
+    );
+    expect(result.records.map((r) => r.title)).toEqual(['(No title)', '(No title)']);
+    expect(result.problems.map((p) => [p.code, p.severity, p.uid, p.origin.line])).toEqual([
+      ['ics_no_summary', 'warning', 'untitled', 4],
+      ['ics_no_summary', 'warning', 'blank', 8],
+    ]);
+  });
+
   it('decodes UTF-16LE and UTF-16BE files with a BOM', () => {
     const text = calendar(...vevent('UID:u16', 'DTSTART:20270301T180000Z', 'SUMMARY:Café über'));
     const le = new Uint8Array([0xff, 0xfe, ...Buffer.from(text, 'utf16le')]);
@@ -71,7 +88,7 @@ describe('readIcs on files real software writes', () => {
     ]);
     const result = readIcs(bytes.subarray(0, bytes.length - 1), { file: 'cut.ics', window: YEAR_2027 });
     expect(result.records.map((r) => r.key)).toEqual(['a']);
-    expect(result.problems.map((p) => p.code)).toEqual(['ics_truncated']);
+    expect(result.problems.map((p) => p.code)).toEqual(['ics_no_summary', 'ics_truncated']);
   });
 
   it('repairs an unfolded continuation line and reports it with its line', () => {
