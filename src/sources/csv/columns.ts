@@ -177,6 +177,20 @@ for (const [key, field] of [...BY_ALIAS]) {
   if (!BY_ALIAS.has(`event${key}`)) BY_ALIAS.set(`event${key}`, field);
 }
 
+// Headers that hold the day of an event, and those that then hold its start and end time (else dates).
+const DAY_HEADERS = new Set(
+  ['date', 'day', 'datum', 'tag', 'fecha', 'data', 'jour', 'giorno'].map(normalizeHeader),
+);
+const TIME_BESIDE_DAY = new Map<string, CsvField>([
+  ...['start', 'starts', 'begin', 'begins', 'beginn', 'von', 'début', 'inizio', 'inicio', 'comienzo'].map(
+    (name): [string, CsvField] => [normalizeHeader(name), 'start_time'],
+  ),
+  ...['end', 'ends', 'ende', 'bis', 'fin', 'fine', 'finalización'].map((name): [string, CsvField] => [
+    normalizeHeader(name),
+    'end_time',
+  ]),
+]);
+
 export interface ResolvedColumns {
   columns: ColumnMap;
   /** Headers that match no field and no ignored TEC key, as written. */
@@ -203,9 +217,11 @@ export function resolveColumns(
     }
   }
   const unknown: string[] = [];
+  const hasDay = names.some((name) => DAY_HEADERS.has(name));
   names.forEach((name, at) => {
     if (taken.has(at)) return;
-    const field = BY_ALIAS.get(name);
+    // `Datum;Beginn;Ende`: beside a column of days, "start" and "end" are times of day.
+    const field = hasDay ? (TIME_BESIDE_DAY.get(name) ?? BY_ALIAS.get(name)) : BY_ALIAS.get(name);
     if (field === undefined) {
       if (name !== '' && !IGNORED.includes(name)) unknown.push(header[at]);
     } else if (columns[field] === undefined && !(field in mapping)) {

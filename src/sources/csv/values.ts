@@ -12,6 +12,7 @@ const YES = new Set([
   'x',
   'ja',
   'wahr',
+  'ein', // German Outlook's Ein/Aus
   'oui',
   'vrai',
   'si',
@@ -20,7 +21,7 @@ const YES = new Set([
   'vero',
   'verdadero',
 ]);
-const NO = new Set(['no', 'n', 'false', '0', 'nein', 'falsch', 'non', 'faux', 'falso']);
+const NO = new Set(['no', 'n', 'false', '0', 'nein', 'falsch', 'aus', 'non', 'faux', 'falso']);
 
 /** yes/no/true/false/1/0/y/n in any case, and their German, French, Italian and Spanish words. */
 export function readBoolean(cell: string): Read<boolean> {
