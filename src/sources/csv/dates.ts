@@ -117,7 +117,8 @@ function readNumeric(text: string, order: DateOrder): Read<string> | undefined {
  * undefined when it settles nothing (`03/04/2027`, ISO, dotted, named months).
  */
 export function orderHint(cell: string): 'dmy' | 'mdy' | undefined {
-  const m = DAY_MONTH.exec(cell.trim().split(/[\sT]/)[0]);
+  // Anywhere in the cell: after a weekday (`sam. 20/04/2025`), before a time.
+  const m = /(?:^|[\s,])(\d{1,2})([/-])(\d{1,2})\2(\d{2}|\d{4})(?=$|[\sT,])/.exec(cell.trim());
   if (!m) return undefined;
   const [first, second] = [Number(m[1]), Number(m[3])];
   if (first > 12 && second <= 12) return 'dmy';
