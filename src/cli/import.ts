@@ -47,6 +47,8 @@ Options:
   --encoding <enc>       CSV: utf-8, windows-1252, utf-16le, utf-16be (default: by BOM, else UTF-8,
                          else Windows-1252)
   --no-header            CSV: the first row is an event, not column names (default: detected)
+  --kind <kind>          CSV: events, venues or organizers (default: by the header; TEC's and our
+                         x.venues.csv / x.organizers.csv name theirs)
   --deletions <policy>   events that left the file: keep (default), draft, trash, delete
   --force-delete         allow deleting more than 25% of the imported events
   --dry-run              print the plan, with the field changes of updates; write nothing
@@ -173,6 +175,7 @@ function parse(argv: string[]) {
       delimiter: { type: 'string' },
       encoding: { type: 'string' },
       'no-header': { type: 'boolean' },
+      kind: { type: 'string' },
       deletions: { type: 'string', default: 'keep' },
       'force-delete': { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
@@ -185,7 +188,7 @@ function parse(argv: string[]) {
   });
 }
 
-type CsvFlags = Pick<SourceSpec, 'dateFormat' | 'columns' | 'delimiter' | 'encoding' | 'header'>;
+type CsvFlags = Pick<SourceSpec, 'dateFormat' | 'columns' | 'delimiter' | 'encoding' | 'header' | 'kind'>;
 
 const FLAGS: Record<keyof CsvFlags, string> = {
   dateFormat: '--date-format',
@@ -193,6 +196,7 @@ const FLAGS: Record<keyof CsvFlags, string> = {
   delimiter: '--delimiter',
   encoding: '--encoding',
   header: '--no-header',
+  kind: '--kind',
 };
 const flagOf = (key: string) => FLAGS[key as keyof CsvFlags];
 
@@ -243,6 +247,11 @@ function csvOptions(values: ReturnType<typeof parse>['values']): CsvFlags | stri
     options.encoding = encoding;
   }
   if (values['no-header']) options.header = false;
+  if (values.kind !== undefined) {
+    if (!['events', 'venues', 'organizers'].includes(values.kind))
+      return `--kind: expected events, venues or organizers, got "${values.kind}"`;
+    options.kind = values.kind as CsvFlags['kind'];
+  }
   if (values.columns !== undefined) {
     const columns: Record<string, string> = {};
     // `title=Subject,start_date=Start Date`: a comma starts a new pair only before `field=`, so a header

@@ -14,7 +14,9 @@ import { normalizeTimezone } from '../model/timezone.ts';
 import type {
   EventRecord,
   OrganizerRecord,
+  Origin,
   SourceProblem,
+  SourceResult,
   TimeValue,
   VenueRecord,
 } from '../sources/record.ts';
@@ -40,7 +42,11 @@ export interface Mapped {
   problems: SourceProblem[];
 }
 
-export function mapRecords(records: readonly EventRecord[], options: MapOptions): Mapped {
+export function mapRecords(
+  records: readonly EventRecord[],
+  options: MapOptions,
+  standalone?: SourceResult['standalone'],
+): Mapped {
   const zone = normalizeTimezone(options.timezone ?? 'UTC') ?? 'UTC';
   const byKind: Record<Kind, Map<string, Desired>> = {
     category: new Map(),
@@ -58,6 +64,12 @@ export function mapRecords(records: readonly EventRecord[], options: MapOptions)
     if (!byKind[kind].has(key)) byKind[kind].set(key, entity(kind, key, label, { name: label }, record));
     return key;
   };
+
+  // Venues and organizers a source lists on their own (a venues CSV): keyed as events would key them.
+  for (const venue of standalone?.venues ?? [])
+    addVenue(byKind.venue, venue, placeholder(venue.origin), options);
+  for (const organizer of standalone?.organizers ?? [])
+    addOrganizer(byKind.organizer, organizer, placeholder(organizer.origin));
 
   for (const record of records) {
     const times = eventTimes(record.start, record.end, zone);
@@ -162,6 +174,12 @@ function addVenue(
     venues.set(key, entity('venue', key, name, fields, record));
   }
   return key;
+}
+
+/** The record an item with no event is reported as coming from: only its origin is read. */
+function placeholder(origin: Origin): EventRecord {
+  const none: TimeValue = { kind: 'date', date: '1970-01-01' };
+  return { origin, key: '', title: '', start: none, end: none, organizers: [], categories: [], tags: [] };
 }
 
 function addOrganizer(organizers: Map<string, Desired>, organizer: OrganizerRecord, record: EventRecord) {

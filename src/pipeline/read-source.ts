@@ -9,10 +9,18 @@
  * occurrences enter it even when the feed is the same.
  */
 import { createReadStream, existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { type CsvOptions, readCsv } from '../sources/csv/index.ts';
-import { type LinkedDetails, linkedFileOf, readLinkedCsv, withLinked } from '../sources/csv/linked.ts';
+import {
+  type LinkedDetails,
+  type LinkedKind,
+  linkedFileOf,
+  linkedKindOf,
+  readLinkedCsv,
+  standaloneOf,
+  withLinked,
+} from '../sources/csv/linked.ts';
 import { readIcs } from '../sources/ics/index.ts';
 import type { SourceResult, Window } from '../sources/record.ts';
 import {
@@ -41,6 +49,8 @@ export interface SourceSpec {
   columns?: Record<string, string>;
   /** CSV: false when the first row is an event (`--no-header`); default detected. */
   header?: boolean;
+  /** CSV: what the rows are (`--kind`); default found from the header (TEC's venue_name, organizer_name). */
+  kind?: 'events' | 'venues' | 'organizers';
 }
 
 export type SourceRead =
@@ -113,12 +123,30 @@ export async function readSource(
   if (!source.path) throw new ConfigError(`${spec.name}: the source has neither a path nor a url`);
   try {
     if (source.type === 'ics') return done(await read(await readFile(source.path)));
+    const kind = source.kind ?? (await kindOf(source.path));
+    if (kind !== 'events') return done(await standaloneOf(await readFile(source.path), kind, file));
     return done(await besideCsv(source.path, await read(createReadStream(source.path))));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') throw new ConfigError(`${file}: no such file`);
     if (e.code === 'EISDIR') throw new ConfigError(`${file}: is a directory, expected a .ics or .csv file`);
     throw err;
+  }
+}
+
+/** What a CSV file's rows are, by its first line: TEC's venues and organizers files name their kind. */
+async function kindOf(path: string): Promise<'events' | LinkedKind> {
+  const handle = await open(path, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(4096), 0, 4096, 0);
+    const first = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .split(/\r?\n/)[0];
+    return linkedKindOf(first.split(/[,;\t|]/).map((cell) => cell.replace(/^"|"$/g, ''))) ?? 'events';
+  } finally {
+    await handle.close();
   }
 }
 

@@ -112,11 +112,11 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     }
     const source = read.result;
     for (const p of source.problems) log?.warn({ problem: p }, `${p.code}: ${p.message}`);
-    const mapped = mapRecords(source.records, {
-      ...spec.mapping,
-      pipeline: spec.name,
-      timezone: spec.mapping.timezone ?? source.calendar.timezone,
-    });
+    const mapped = mapRecords(
+      source.records,
+      { ...spec.mapping, pipeline: spec.name, timezone: spec.mapping.timezone ?? source.calendar.timezone },
+      source.standalone,
+    );
     const problems = [...source.problems, ...mapped.problems];
 
     // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.

@@ -105,8 +105,13 @@ export interface SourceProblem {
   severity: 'error' | 'warning';
 }
 
+/** A venue or organizer a source lists on its own (a venues or organizers CSV), with where it is. */
+export type Standalone<T> = T & { origin: Origin };
+
 export interface SourceResult {
   records: EventRecord[];
+  /** Venues and organizers the source lists apart from any event (TEC's venues and organizers files). */
+  standalone?: { venues: Standalone<VenueRecord>[]; organizers: Standalone<OrganizerRecord>[] };
   problems: SourceProblem[];
   /** Calendar-level facts: X-WR-CALNAME, X-WR-TIMEZONE … (empty for CSV). */
   calendar: { name?: string; description?: string; timezone?: string };

@@ -3,6 +3,7 @@
  * `npm run export -- --format csv --out x.csv` (three files), `npm run import -- x.csv` into a second
  * store: both stores hold the same events with the same fields, venues and organizers with theirs.
  */
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as exportMain } from '../../src/cli/export.ts';
@@ -66,6 +67,22 @@ async function contents(data: string) {
   }
 }
 
+/** Venues or organizers of a store by name, with their own fields. */
+async function linked(data: string, kind: 'venue' | 'organizer', fields: string[]) {
+  const target = await openLocalTarget({ dataFile: data });
+  try {
+    const items: Doc[] = [];
+    for await (const { body } of target.list(kind))
+      items.push(Object.fromEntries(fields.map((f) => [f, text(body[f])])));
+    return items.sort((a, b) => String(a[kind]).localeCompare(String(b[kind])));
+  } finally {
+    await target.close();
+  }
+}
+
+const VENUE_FIELDS = ['venue', 'address', 'city', 'country', 'zip', 'phone', 'website'];
+const ORGANIZER_FIELDS = ['organizer', 'email', 'phone', 'website'];
+
 describe('npm run export --format csv, then npm run import of its files', () => {
   it('gives a second store the same events, venues and organizers as the first', async () => {
     const first = join(dir.dir, 'first.db');
@@ -91,5 +108,31 @@ describe('npm run export --format csv, then npm run import of its files', () => 
     // Names with commas (`Okafor, Grace`) came back as one organizer each, with their e-mail.
     expect(a.some((e) => (e.organizers as Doc[]).some((o) => String(o?.organizer).includes(',')))).toBe(true);
     expect(b).toEqual(a);
+
+    // The venues and organizers files alone import as venues and organizers (TEC's importer takes them so).
+    const third = join(dir.dir, 'third.db');
+    for (const part of ['venues', 'organizers']) {
+      const alone = await runCli(importMain, [join(dir.dir, `calendar.${part}.csv`), '--data', third]);
+      expect(alone.code, alone.stdout).toBe(0);
+    }
+    expect(await linked(third, 'venue', VENUE_FIELDS)).toEqual(await linked(first, 'venue', VENUE_FIELDS));
+    expect(await linked(third, 'organizer', ORGANIZER_FIELDS)).toEqual(
+      await linked(first, 'organizer', ORGANIZER_FIELDS),
+    );
+  });
+
+  it('--kind venues reads a list whose header does not say so', async () => {
+    const file = join(dir.dir, 'places.csv');
+    await writeFile(
+      file,
+      'Name,Address,City\nTown Hall,1 High St,Springfield\n"Hall, upstairs",2 Low St,Shelbyville\n',
+    );
+    const data = join(dir.dir, 'places.db');
+    const run = await runCli(importMain, [file, '--data', data, '--kind', 'venues']);
+    expect(run.code, run.stdout).toBe(0);
+    expect(await linked(data, 'venue', ['venue', 'address', 'city'])).toEqual([
+      { venue: 'Hall, upstairs', address: '2 Low St', city: 'Shelbyville' },
+      { venue: 'Town Hall', address: '1 High St', city: 'Springfield' },
+    ]);
   });
 });

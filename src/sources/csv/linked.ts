@@ -5,10 +5,18 @@
 // venues' and organizers' own fields — address, city, phone, e-mail… — to `x.venues.csv` and
 // `x.organizers.csv`; the events file names them only. TEC's importer takes the three files as three
 // kinds. Read beside the events, they give each venue and organizer an event names its fields back; the
-// events file alone still gives the names.
+// events file alone still gives the names. Imported alone (`npm run import -- x.venues.csv`, or any file
+// with `--kind venues`), such a file gives venues or organizers of their own (`standaloneOf`).
 
 import { parse } from 'csv-parse/sync';
-import type { EventRecord, OrganizerRecord, SourceProblem, SourceResult, VenueRecord } from '../record.ts';
+import type {
+  EventRecord,
+  OrganizerRecord,
+  SourceProblem,
+  SourceResult,
+  Standalone,
+  VenueRecord,
+} from '../record.ts';
 import { normalizeHeader } from './columns.ts';
 import { toUtf8 } from './decode.ts';
 import { withDelimiter } from './delimiter.ts';
@@ -19,8 +27,8 @@ export type LinkedKind = 'venues' | 'organizers';
 
 /** Name (folded) → fields, per kind. */
 export interface LinkedDetails {
-  venues: Map<string, VenueRecord>;
-  organizers: Map<string, OrganizerRecord>;
+  venues: Map<string, Standalone<VenueRecord>>;
+  organizers: Map<string, Standalone<OrganizerRecord>>;
 }
 
 // Header (normalised) → record field, TEC's export keys first, then plain names.
@@ -76,7 +84,7 @@ export async function readLinkedCsv(
   bytes: Uint8Array,
   kind: LinkedKind,
   file: string,
-): Promise<{ items: Map<string, VenueRecord | OrganizerRecord>; problems: SourceProblem[] }> {
+): Promise<{ items: Map<string, Standalone<VenueRecord | OrganizerRecord>>; problems: SourceProblem[] }> {
   const problems: SourceProblem[] = [];
   const chunks: Buffer[] = [];
   const utf8 = toUtf8(
@@ -88,14 +96,15 @@ export async function readLinkedCsv(
   );
   const { delimiter, chunks: text } = await withDelimiter(utf8, 'auto');
   for await (const chunk of text) chunks.push(chunk);
-  const rows: string[][] = parse(Buffer.concat(chunks), {
+  const parsed = parse(Buffer.concat(chunks), {
     delimiter,
+    info: true,
     relax_column_count: true,
     relax_quotes: true,
     skip_empty_lines: true,
-  });
-  const items = new Map<string, VenueRecord | OrganizerRecord>();
-  const [header, ...body] = rows;
+  }) as unknown as { record: string[]; info: { lines: number } }[];
+  const items = new Map<string, Standalone<VenueRecord | OrganizerRecord>>();
+  const [header, ...body] = parsed.map((p) => p.record);
   const names = kind === 'venues' ? VENUE_COLUMNS : ORGANIZER_COLUMNS;
   const fields = (header ?? []).map((h) => names[normalizeHeader(h)] as string | undefined);
   if (!fields.includes('name')) {
@@ -103,7 +112,7 @@ export async function readLinkedCsv(
     problems.push(problem('warning', 'csv_linked_no_name', message, { file, line: 1 }));
     return { items, problems };
   }
-  for (const row of body) {
+  for (const [at, row] of body.entries()) {
     const item: Record<string, string> = {};
     row.forEach((cell, at) => {
       const field = fields[at];
@@ -111,7 +120,8 @@ export async function readLinkedCsv(
       if (field !== undefined && value !== '' && item[field] === undefined) item[field] = value;
     });
     if (item.name !== undefined && !items.has(fold(item.name))) {
-      items.set(fold(item.name), item as unknown as VenueRecord | OrganizerRecord);
+      const origin = { file, line: parsed[at + 1].info.lines };
+      items.set(fold(item.name), { ...(item as unknown as VenueRecord), origin });
     }
   }
   return { items, problems };
@@ -119,9 +129,11 @@ export async function readLinkedCsv(
 
 /** The records with the fields of the venues and organizers they name filled from `linked`. */
 export function withLinked(result: SourceResult, linked: LinkedDetails): SourceResult {
-  const fill = <T extends { name: string }>(item: T, from: Map<string, T>): T => {
-    const details = from.get(fold(item.name));
-    return details === undefined ? item : { ...details, ...item };
+  const fill = <T extends { name: string }>(item: T, from: Map<string, T & { origin?: unknown }>): T => {
+    const found = from.get(fold(item.name));
+    if (found === undefined) return item;
+    const { origin: _, ...details } = found;
+    return { ...details, ...item };
   };
   const records = result.records.map(
     (record): EventRecord => ({
@@ -131,4 +143,34 @@ export function withLinked(result: SourceResult, linked: LinkedDetails): SourceR
     }),
   );
   return { ...result, records };
+}
+
+/** The kind a file's header names: `venue_name` → venues, `organizer_name` → organizers (TEC's keys). */
+export function linkedKindOf(header: readonly string[]): LinkedKind | undefined {
+  const names = header.map(normalizeHeader);
+  const events = ['eventname', 'eventstartdate', 'title', 'startdate', 'subject'].some((n) =>
+    names.includes(n),
+  );
+  if (events) return undefined;
+  if (names.includes('venuename')) return 'venues';
+  if (names.includes('organizername')) return 'organizers';
+  return undefined;
+}
+
+/** A venues or organizers file as a source of its own: no events, the items standalone. */
+export async function standaloneOf(bytes: Uint8Array, kind: LinkedKind, file: string): Promise<SourceResult> {
+  const read = await readLinkedCsv(bytes, kind, file);
+  const items = [...read.items.values()];
+  const problems = read.problems.map((p) =>
+    p.code === 'csv_linked_no_name' ? { ...p, severity: 'error' as const } : p,
+  );
+  return {
+    records: [],
+    problems,
+    calendar: {},
+    standalone: {
+      venues: kind === 'venues' ? (items as Standalone<VenueRecord>[]) : [],
+      organizers: kind === 'organizers' ? (items as Standalone<OrganizerRecord>[]) : [],
+    },
+  };
 }
