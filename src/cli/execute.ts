@@ -73,6 +73,8 @@ export async function execute(
       onStage: (doing) => progress.stage(doing),
     });
     progress.stop();
+    // A source that lost records is the first thing to know about the run: it explains the exit code 1.
+    if (report.incomplete && !options.json) io.stdout.write(`${spec.name}: ${report.incomplete}\n\n`);
     if (options.json) {
       // The command prints the report (or the plan) as JSON, and nothing else goes to stdout.
     } else if (options.dryRun) {

@@ -38,6 +38,8 @@ Options:
   --timezone <zone>      the site's zone, for X-WR-TIMEZONE (default UTC, as npm run serve)
   --title <text>         the calendar's name (default the site's host name)
   --outlook              leave out X-WR-CALNAME (Outlook then keeps its subscription's own name)
+  --keep-formulas        CSV: write cells starting with = + - @ as they are (default: a leading '
+                         stops spreadsheets running them as formulas; calsync's import strips it)
   -h, --help             show this help
 
 Environment, for --from: CALSYNC_USER and CALSYNC_APP_PASSWORD (an application password), or
@@ -55,6 +57,7 @@ function parse(argv: string[]) {
     args: argv,
     options: {
       format: { type: 'string' },
+      'keep-formulas': { type: 'boolean', default: false },
       out: { type: 'string', default: '-' },
       from: { type: 'string' },
       namespace: { type: 'string', default: DEFAULT_NAMESPACE },
@@ -151,7 +154,10 @@ async function run(io: CliIO): Promise<number> {
     }
   }
   try {
-    const result = await exportFeed(source, feed, now, { outlook: values.outlook });
+    const result = await exportFeed(source, feed, now, {
+      outlook: values.outlook,
+      formulas: values['keep-formulas'] ? 'keep' : 'escape',
+    });
     if (out === '-') {
       io.stdout.write(result.body);
       return 0;

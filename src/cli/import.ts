@@ -14,7 +14,8 @@ import {
   DEFAULT_NAMESPACE,
   DEFAULT_WINDOW,
 } from '../pipeline/definition.ts';
-import type { RunSpec } from '../pipeline/run.ts';
+import type { RunSpec, SourceSpec } from '../pipeline/run.ts';
+import { CSV_FIELDS, DATE_FORMATS } from '../sources/csv/index.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';
@@ -35,7 +36,19 @@ Options:
   --timezone <zone>      zone of floating times and all-day events (default the file's X-WR-TIMEZONE, else UTC)
   --status <status>      status of imported events: publish (default), draft, pending, private
   --category <name>      add this category to every event (repeatable)
-  --date-format <fmt>    CSV: how to read ambiguous dates: DD/MM/YYYY, MM/DD/YYYY, DD.MM.YYYY, YYYY/MM/DD
+  --format <csv|ics>     read the file as CSV or iCalendar whatever its extension (.txt, .tsv, none)
+  --date-format <fmt>    CSV: how to read 03/04/2027 when no date of the file over 12 settles it:
+                         DD/MM/YYYY or MM/DD/YYYY
+  --columns <map>        CSV: which header holds which field, e.g. title=Subject,start_date=Beginn
+                         (fields: title, start_date, start_time, end_date, end_time, timezone,
+                         all_day, description, venue_name, organizer_name, cost, url, categories,
+                         tags, rrule…; with --no-header the columns' numbers: title=3,start_date=1)
+  --delimiter <d>        CSV: , ; tab or | (default: found from the first line)
+  --encoding <enc>       CSV: utf-8, windows-1252, utf-16le, utf-16be (default: by BOM, else UTF-8,
+                         else Windows-1252)
+  --no-header            CSV: the first row is an event, not column names (default: detected)
+  --kind <kind>          CSV: events, venues or organizers (default: by the header; TEC's and our
+                         x.venues.csv / x.organizers.csv name theirs)
   --deletions <policy>   events that left the file: keep (default), draft, trash, delete
   --force-delete         allow deleting more than 25% of the imported events
   --dry-run              print the plan, with the field changes of updates; write nothing
@@ -57,6 +70,8 @@ Examples:
   npm run import -- samples/community-calendar.ics
   npm run import -- webcal://calendar.example.org/club.ics
   npm run import -- samples/community-calendar.csv --timezone Europe/London --dry-run
+  npm run import -- outlook.csv --columns title=Betreff,start_date="Beginnt am" --date-format DD/MM/YYYY
+  npm run import -- fixtures.txt --format csv --no-header --delimiter '|'
   CALSYNC_USER=editor CALSYNC_APP_PASSWORD='abcd efgh ijkl mnop qrst uvwx' \\
     npm run import -- club.ics --target https://site.example/wp-json --namespace tribe/events/v1`;
 
@@ -79,8 +94,15 @@ async function run(io: CliIO): Promise<number> {
   if (positionals.length !== 1) return usage(io, 'expected exactly one .ics or .csv file, or a URL');
   const file = positionals[0];
   const url = /^(https?|webcal):\/\//i.test(file) ? file : undefined;
-  const type = url ? urlType(url) : TYPES[extname(file).toLowerCase()];
-  if (!type) return usage(io, `${file}: expected a .ics or .csv file`);
+  if (values.format !== undefined && values.format !== 'csv' && values.format !== 'ics')
+    return usage(io, `--format: expected csv or ics, got "${values.format}"`);
+  const type =
+    (values.format as 'csv' | 'ics' | undefined) ?? (url ? urlType(url) : TYPES[extname(file).toLowerCase()]);
+  if (!type) return usage(io, `${file}: expected a .ics or .csv file (or say which with --format csv|ics)`);
+  const csv = csvOptions(values);
+  if (typeof csv === 'string') return usage(io, csv);
+  if (type === 'ics' && Object.keys(csv).length > 0)
+    return usage(io, `${Object.keys(csv).map(flagOf).join(', ')}: only for CSV files`);
   const timezone = values.timezone === undefined ? undefined : normalizeTimezone(values.timezone);
   if (timezone === null)
     return usage(io, `--timezone: "${values.timezone}" is not a time zone (e.g. Europe/Berlin)`);
@@ -113,9 +135,7 @@ async function run(io: CliIO): Promise<number> {
   }
   const spec: RunSpec = {
     name: `import-${slugify(url ? url.replace(/^\w+:\/\//, '') : basename(file)).slice(0, 50) || 'file'}`,
-    source: url
-      ? { type, url, dateFormat: values['date-format'] }
-      : { type, path: resolve(file), dateFormat: values['date-format'] },
+    source: url ? { type, url, ...csv } : { type, path: resolve(file), ...csv },
     mapping: {
       timezone,
       status,
@@ -160,7 +180,13 @@ function parse(argv: string[]) {
       timezone: { type: 'string' },
       status: { type: 'string', default: 'publish' },
       category: { type: 'string', multiple: true, default: [] },
+      format: { type: 'string' },
       'date-format': { type: 'string' },
+      columns: { type: 'string', multiple: true },
+      delimiter: { type: 'string' },
+      encoding: { type: 'string' },
+      'no-header': { type: 'boolean' },
+      kind: { type: 'string' },
       deletions: { type: 'string', default: 'keep' },
       'force-delete': { type: 'boolean', default: false },
       'dry-run': { type: 'boolean', default: false },
@@ -172,6 +198,87 @@ function parse(argv: string[]) {
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
+}
+
+type CsvFlags = Pick<SourceSpec, 'dateFormat' | 'columns' | 'delimiter' | 'encoding' | 'header' | 'kind'>;
+
+const FLAGS: Record<keyof CsvFlags, string> = {
+  dateFormat: '--date-format',
+  columns: '--columns',
+  delimiter: '--delimiter',
+  encoding: '--encoding',
+  header: '--no-header',
+  kind: '--kind',
+};
+const flagOf = (key: string) => FLAGS[key as keyof CsvFlags];
+
+const DELIMITER_NAMES: Record<string, NonNullable<CsvFlags['delimiter']>> = {
+  ',': ',',
+  comma: ',',
+  ';': ';',
+  semicolon: ';',
+  tab: '\t',
+  '\t': '\t',
+  '\\t': '\t',
+  '|': '|',
+  pipe: '|',
+  auto: 'auto',
+};
+const ENCODING_NAMES: Record<string, NonNullable<CsvFlags['encoding']>> = {
+  auto: 'auto',
+  'utf-8': 'utf-8',
+  utf8: 'utf-8',
+  'windows-1252': 'windows-1252',
+  cp1252: 'windows-1252',
+  ansi: 'windows-1252',
+  latin1: 'windows-1252',
+  'iso-8859-1': 'windows-1252',
+  'utf-16le': 'utf-16le',
+  'utf-16': 'utf-16le',
+  utf16: 'utf-16le',
+  'utf-16be': 'utf-16be',
+};
+
+/** The CSV flags given, as source options, or what is wrong with one of them. */
+function csvOptions(values: ReturnType<typeof parse>['values']): CsvFlags | string {
+  const options: CsvFlags = {};
+  if (values['date-format'] !== undefined) {
+    if (!DATE_FORMATS.includes(values['date-format']))
+      return `--date-format: expected one of ${DATE_FORMATS.join(', ')}, got "${values['date-format']}"`;
+    options.dateFormat = values['date-format'];
+  }
+  if (values.delimiter !== undefined) {
+    const delimiter = DELIMITER_NAMES[values.delimiter.toLowerCase()];
+    if (!delimiter) return `--delimiter: expected , ; tab or |, got "${values.delimiter}"`;
+    options.delimiter = delimiter;
+  }
+  if (values.encoding !== undefined) {
+    const encoding = ENCODING_NAMES[values.encoding.toLowerCase()];
+    if (!encoding)
+      return `--encoding: expected utf-8, windows-1252, utf-16le or utf-16be, got "${values.encoding}"`;
+    options.encoding = encoding;
+  }
+  if (values['no-header']) options.header = false;
+  if (values.kind !== undefined) {
+    if (!['events', 'venues', 'organizers'].includes(values.kind))
+      return `--kind: expected events, venues or organizers, got "${values.kind}"`;
+    options.kind = values.kind as CsvFlags['kind'];
+  }
+  if (values.columns !== undefined) {
+    const columns: Record<string, string> = {};
+    // `title=Subject,start_date=Start Date`: a comma starts a new pair only before `field=`, so a header
+    // may itself hold a comma.
+    for (const pair of values.columns.flatMap((text) => text.split(/,(?=\s*[a-z_]+\s*=)/))) {
+      const m = /^\s*([a-z_]+)\s*=(.*)$/.exec(pair);
+      if (!m || m[2].trim() === '')
+        return `--columns: expected field=header pairs separated by commas, e.g. title=Subject,start_date=Start; got "${pair}"`;
+      if (!(CSV_FIELDS as readonly string[]).includes(m[1]))
+        return `--columns: unknown field "${m[1]}"; expected one of ${CSV_FIELDS.join(', ')}`;
+      columns[m[1]] = m[2].trim();
+    }
+    options.columns = columns;
+  }
+  return options;
 }
 
 /** A URL's format by its path's extension: feeds often have none (`/calendar?ical=1`), and are iCalendar. */

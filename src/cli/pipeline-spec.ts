@@ -39,6 +39,7 @@ export function specFromPipeline(p: Pipeline): {
       encoding: csv?.encoding,
       dateFormat: csv?.date_format,
       columns: csv?.columns,
+      header: csv?.header,
     },
     mapping: { ...p.mapping },
     window: { pastDays: p.window.past_days, futureDays: p.window.future_days },

@@ -67,7 +67,7 @@ export async function exportFeed(
   }
   const body = renderFeed(feed, data, { host, timezone }, opts);
   const result: ExportResult = { body, events: data.events.length, cancelled: data.cancelled.size };
-  if (feed.format === 'csv') Object.assign(result, linkedCsv(data.events));
+  if (feed.format === 'csv') Object.assign(result, linkedCsv(data.events, opts));
   return result;
 }
 

@@ -34,12 +34,15 @@ export const FEED_CONTENT_TYPES = Object.freeze({
 export interface RenderOptions {
   /** The Outlook variant of an .ics feed: no X-WR-CALNAME. */
   outlook?: boolean;
+  /** CSV: `keep` writes formula-like cells as they are (server/formats/csv.ts); default escaped. */
+  formulas?: 'escape' | 'keep';
 }
 
 export function renderFeed(feed: FeedSpec, data: FeedData, site: FeedSite, opts: RenderOptions = {}): string {
   if (feed.format === 'csv') {
     const cancelled = data.cancelled;
-    return eventsToCsv(cancelled?.size ? data.events.filter((e) => !cancelled.has(e.id)) : data.events);
+    const events = cancelled?.size ? data.events.filter((e) => !cancelled.has(e.id)) : data.events;
+    return eventsToCsv(events, { formulas: opts.formulas });
   }
   return eventsToIcal(data.events, {
     host: site.host,
@@ -59,7 +62,10 @@ export function renderFeed(feed: FeedSpec, data: FeedData, site: FeedSite, opts:
  * The venues and organizers of a CSV export, as the two further files TEC's CSV importer takes (it
  * imports venues and organizers before the events that name them). Each once, in order of appearance.
  */
-export function linkedCsv(events: readonly WireEvent[]): { venues: string; organizers: string } {
+export function linkedCsv(
+  events: readonly WireEvent[],
+  opts: RenderOptions = {},
+): { venues: string; organizers: string } {
   const venues = new Map<number, WireVenue>();
   const organizers = new Map<number, WireOrganizer>();
   for (const e of events) {
@@ -67,5 +73,9 @@ export function linkedCsv(events: readonly WireEvent[]): { venues: string; organ
     if (v && !venues.has(v.id)) venues.set(v.id, v);
     for (const o of e.organizer) if (!organizers.has(o.id)) organizers.set(o.id, o);
   }
-  return { venues: venuesToCsv([...venues.values()]), organizers: organizersToCsv([...organizers.values()]) };
+  const csv = { formulas: opts.formulas };
+  return {
+    venues: venuesToCsv([...venues.values()], csv),
+    organizers: organizersToCsv([...organizers.values()], csv),
+  };
 }

@@ -48,7 +48,7 @@ export const DEFAULT_POLICIES = Object.freeze({
 /** Keys whose values must be `${VAR}` references in the file, under `target.auth`. */
 export const SECRET_KEYS = ['password', 'token', 'client_secret'] as const;
 /** Source options that only mean something for CSV (refused on an ics source). */
-export const CSV_ONLY_KEYS = ['delimiter', 'encoding', 'date_format', 'columns'] as const;
+export const CSV_ONLY_KEYS = ['delimiter', 'encoding', 'date_format', 'columns', 'header'] as const;
 
 const SLUG = /^[a-z0-9][a-z0-9-]*$/;
 const ENV_REFERENCE = '^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$';
@@ -125,17 +125,27 @@ const CsvSource = z.strictObject({
   type: z.literal('csv').describe('A CSV file, e.g. exported from a spreadsheet or The Events Calendar.'),
   ...sourceLocation,
   delimiter: z
-    .enum(['auto', ',', ';', '\t'])
+    .enum(['auto', ',', ';', '\t', '|'])
     .default('auto')
-    .describe('Field separator; auto detects "," or ";" (Excel in many locales) from the header line.'),
+    .describe('Field separator; auto detects ",", ";", tab or "|" from the header line.'),
   encoding: z
-    .enum(['auto', 'utf-8', 'windows-1252'])
+    .enum(['auto', 'utf-8', 'windows-1252', 'utf-16le', 'utf-16be'])
     .default('auto')
-    .describe('Text encoding; auto reads a BOM, else UTF-8, else Windows-1252 (older Excel exports).'),
+    .describe(
+      'Text encoding; auto reads a BOM (UTF-8, UTF-16), else UTF-8, else Windows-1252 (older Excel exports).',
+    ),
   date_format: z
     .enum(['YYYY-MM-DD', 'DD/MM/YYYY', 'MM/DD/YYYY', 'DD.MM.YYYY', 'YYYY/MM/DD'])
     .default('YYYY-MM-DD')
-    .describe('How dates are written; 03/04/2025 is ambiguous, so slash dates need it said.'),
+    .describe(
+      'How short dates are written; 03/04/2025 is ambiguous: without this, the first date of the file over 12 (19/11/2025) settles it.',
+    ),
+  header: z
+    .boolean()
+    .optional()
+    .describe(
+      'false: the first row is an event, columns are named 1, 2… in columns. Default: detected (a first row with a date and no known header).',
+    ),
   columns: z
     .record(
       z.string().regex(/^[a-z][a-z0-9_]*$/, { error: 'expected a canonical field name such as start_date' }),

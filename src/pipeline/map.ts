@@ -14,7 +14,9 @@ import { normalizeTimezone } from '../model/timezone.ts';
 import type {
   EventRecord,
   OrganizerRecord,
+  Origin,
   SourceProblem,
+  SourceResult,
   TimeValue,
   VenueRecord,
 } from '../sources/record.ts';
@@ -40,7 +42,11 @@ export interface Mapped {
   problems: SourceProblem[];
 }
 
-export function mapRecords(records: readonly EventRecord[], options: MapOptions): Mapped {
+export function mapRecords(
+  records: readonly EventRecord[],
+  options: MapOptions,
+  standalone?: SourceResult['standalone'],
+): Mapped {
   const zone = normalizeTimezone(options.timezone ?? 'UTC') ?? 'UTC';
   const byKind: Record<Kind, Map<string, Desired>> = {
     category: new Map(),
@@ -58,6 +64,12 @@ export function mapRecords(records: readonly EventRecord[], options: MapOptions)
     if (!byKind[kind].has(key)) byKind[kind].set(key, entity(kind, key, label, { name: label }, record));
     return key;
   };
+
+  // Venues and organizers a source lists on their own (a venues CSV): keyed as events would key them.
+  for (const venue of standalone?.venues ?? [])
+    addVenue(byKind.venue, venue, placeholder(venue.origin), options);
+  for (const organizer of standalone?.organizers ?? [])
+    addOrganizer(byKind.organizer, organizer, placeholder(organizer.origin));
 
   for (const record of records) {
     const times = eventTimes(record.start, record.end, zone);
@@ -93,10 +105,10 @@ export function mapRecords(records: readonly EventRecord[], options: MapOptions)
       website: record.url && /^https?:\/\//i.test(record.url) ? record.url : '',
       image: record.image ?? '',
       featured: record.featured ?? options.featured,
-      show_map: options.show_map,
-      show_map_link: options.show_map_link,
-      hide_from_listings: false,
-      sticky: false,
+      show_map: record.display?.show_map ?? options.show_map,
+      show_map_link: record.display?.show_map_link ?? options.show_map_link,
+      hide_from_listings: record.display?.hide_from_listings ?? false,
+      sticky: record.display?.sticky ?? false,
     };
     const event = entity('event', record.key, record.title, fields, record, refs);
     event.slug = eventSlug(options.pipeline, record.key, record.title);
@@ -143,7 +155,16 @@ function addVenue(
       : normalise(name);
   if (!venues.has(key)) {
     const fields: Record<string, unknown> = { venue: name };
-    for (const field of ['address', 'city', 'province', 'state', 'zip', 'country', 'phone'] as const) {
+    for (const field of [
+      'description',
+      'address',
+      'city',
+      'province',
+      'state',
+      'zip',
+      'country',
+      'phone',
+    ] as const) {
       if (venue[field]) fields[field] = venue[field];
     }
     if (venue.website && /^https?:\/\//i.test(venue.website)) fields.website = venue.website;
@@ -155,12 +176,19 @@ function addVenue(
   return key;
 }
 
+/** The record an item with no event is reported as coming from: only its origin is read. */
+function placeholder(origin: Origin): EventRecord {
+  const none: TimeValue = { kind: 'date', date: '1970-01-01' };
+  return { origin, key: '', title: '', start: none, end: none, organizers: [], categories: [], tags: [] };
+}
+
 function addOrganizer(organizers: Map<string, Desired>, organizer: OrganizerRecord, record: EventRecord) {
   const name = organizer.name.trim();
   if (!name) return undefined;
   const key = organizer.id ? `id:${organizer.id}` : normalise(name);
   if (!organizers.has(key)) {
     const fields: Record<string, unknown> = { organizer: name };
+    if (organizer.description) fields.description = organizer.description;
     if (organizer.email) fields.email = organizer.email;
     if (organizer.phone) fields.phone = organizer.phone;
     if (organizer.website && /^https?:\/\//i.test(organizer.website)) fields.website = organizer.website;
@@ -211,7 +239,7 @@ export function eventTimes(start: TimeValue, end: TimeValue, fallbackZone: strin
     return {
       start: `${first} 00:00:00`,
       end: `${last} 23:59:59`,
-      timezone: fallbackZone,
+      timezone: (start.zone && normalizeTimezone(start.zone)) || fallbackZone,
       allDay: true,
       endClamped: end.kind === 'date' && end.date < first,
     };

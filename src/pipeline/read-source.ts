@@ -8,10 +8,19 @@
  * and, for a calendar with recurring series, the day, because the recurrence window slides with it and new
  * occurrences enter it even when the feed is the same.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { readCsv } from '../sources/csv/index.ts';
+import { type CsvOptions, readCsv } from '../sources/csv/index.ts';
+import {
+  type LinkedDetails,
+  type LinkedKind,
+  linkedFileOf,
+  linkedKindOf,
+  readLinkedCsv,
+  standaloneOf,
+  withLinked,
+} from '../sources/csv/linked.ts';
 import { readIcs } from '../sources/ics/index.ts';
 import type { SourceResult, Window } from '../sources/record.ts';
 import {
@@ -35,10 +44,14 @@ export interface SourceSpec {
   /** URL sources: idle timeout and size limit (sources/remote REMOTE_DEFAULTS). */
   timeoutMs?: number;
   maxBytes?: number;
-  delimiter?: 'auto' | ',' | ';' | '\t';
-  encoding?: 'auto' | 'utf-8' | 'windows-1252';
+  delimiter?: CsvOptions['delimiter'];
+  encoding?: CsvOptions['encoding'];
   dateFormat?: string;
   columns?: Record<string, string>;
+  /** CSV: false when the first row is an event (`--no-header`); default detected. */
+  header?: boolean;
+  /** CSV: what the rows are (`--kind`); default found from the header (TEC's venue_name, organizer_name). */
+  kind?: 'events' | 'venues' | 'organizers';
 }
 
 export type SourceRead =
@@ -71,7 +84,9 @@ export async function readSource(
       dateFormat: source.dateFormat,
       delimiter: source.delimiter,
       encoding: source.encoding,
+      header: source.header,
       defaultZone,
+      window,
     });
   };
   const done = (result: SourceResult, v?: Validators): SourceRead => ({
@@ -109,8 +124,11 @@ export async function readSource(
   if (!source.path) throw new ConfigError(`${spec.name}: the source has neither a path nor a url`);
   try {
     if (source.type === 'csv') {
-      await refuseNotText(file, await readHead(source.path), 'csv');
-      return done(await read(createReadStream(source.path)));
+      const head = await readHead(source.path);
+      await refuseNotText(file, head, 'csv');
+      const kind = source.kind ?? kindOf(head);
+      if (kind !== 'events') return done(await standaloneOf(await readFile(source.path), kind, file));
+      return done(await besideCsv(source.path, await read(createReadStream(source.path))));
     }
     const bytes = await readFile(source.path);
     await refuseNotText(file, bytes, 'ics');
@@ -143,14 +161,43 @@ async function refuseNotText(file: string, bytes: Uint8Array, type: 'ics' | 'csv
 /** Bytes looked at to tell what a file is. */
 const HEAD = 512;
 
-async function readHead(path: string): Promise<Uint8Array> {
+/** The start of a file: enough to tell what it is, and to hold a CSV header line. */
+async function readHead(path: string, size = 4096): Promise<Uint8Array> {
   const handle = await open(path);
   try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEAD), 0, HEAD, 0);
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(size), 0, size, 0);
     return buffer.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }
+}
+
+/** What a CSV file's rows are, by its first line: TEC's venues and organizers files name their kind. */
+function kindOf(head: Uint8Array): 'events' | LinkedKind {
+  const first = Buffer.from(head)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)[0];
+  return linkedKindOf(first.split(/[,;\t|]/).map((cell) => cell.replace(/^"|"$/g, ''))) ?? 'events';
+}
+
+/**
+ * An events CSV with the venues and organizers files of its export beside it (`x.venues.csv`,
+ * `x.organizers.csv`): their fields filled into the venues and organizers the events name.
+ */
+async function besideCsv(path: string, result: SourceResult): Promise<SourceResult> {
+  const linked: LinkedDetails = { venues: new Map(), organizers: new Map() };
+  const problems = [...result.problems];
+  let found = false;
+  for (const kind of ['venues', 'organizers'] as const) {
+    const file = linkedFileOf(path, kind);
+    if (file === path || !existsSync(file)) continue;
+    found = true;
+    const read = await readLinkedCsv(await readFile(file), kind, sourceLabel({ type: 'csv', path: file }));
+    problems.push(...read.problems);
+    for (const [name, item] of read.items) (linked[kind] as Map<string, typeof item>).set(name, item);
+  }
+  return found ? { ...withLinked(result, linked), problems } : result;
 }
 
 /** The source as messages and origins name it: the URL, or the path relative to the current folder. */

@@ -54,6 +54,8 @@ export interface RunReport {
   warnings: string[];
   /** The mass-delete guard's message when it held deletions back. */
   guard?: string;
+  /** The source lost records (cut off, unreadable rows or VEVENTs): why, and that nothing was deleted. */
+  incomplete?: string;
   /** preserve-local-edits: source changes not written because the target's field was edited since. */
   conflicts: ConflictReport[];
   /** A remote source answered 304 Not Modified: nothing was read, planned or written. */

@@ -122,11 +122,11 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       else log?.warn({ problem: p }, `${p.code}: ${p.message}`);
     }
     options.onStage?.(`planning ${source.records.length} records`);
-    const mapped = mapRecords(source.records, {
-      ...spec.mapping,
-      pipeline: spec.name,
-      timezone: spec.mapping.timezone ?? source.calendar.timezone,
-    });
+    const mapped = mapRecords(
+      source.records,
+      { ...spec.mapping, pipeline: spec.name, timezone: spec.mapping.timezone ?? source.calendar.timezone },
+      source.standalone,
+    );
     const problems = [...source.problems, ...mapped.problems];
 
     // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.
@@ -166,7 +166,9 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     });
     log?.info({ counts: thePlan.counts }, 'plan');
     if (thePlan.guard) log?.warn(thePlan.guard);
-    const planned = { ...base, problems, guard: thePlan.guard };
+    const incomplete = incompleteReason(source.problems);
+    if (incomplete) log?.warn(incomplete);
+    const planned = { ...base, problems, guard: thePlan.guard, ...(incomplete ? { incomplete } : {}) };
 
     if (options.dryRun || !state) {
       const report: RunReport = {
@@ -284,16 +286,25 @@ function openState(file: string): SyncState {
 }
 
 /**
- * What the source failed to read: the events of a dropped VEVENT must not be deleted because of it. A
- * dropped record without a UID (a CSV row) could be any event, so then no event is deleted at all.
+ * What the source failed to read. A source that lost anything — a file cut off mid-calendar, a row or
+ * VEVENT it could not read, a header it could not map — cannot say which events are really gone: the
+ * lost part may hold any of them, so then nothing is deleted at all (as after a failed download).
  */
 function unreadable(problems: readonly SourceProblem[]): Policies['unreadable'] {
-  const dropped = problems.filter((p) => p.severity === 'error' && p.origin.line !== undefined);
-  return {
-    uids: new Set(dropped.flatMap((p) => (p.uid ? [p.uid] : []))),
-    unknown: dropped.some((p) => !p.uid),
-  };
+  return { uids: new Set(), unknown: incompleteReason(problems) !== undefined };
 }
+
+/** Why the source is incomplete, for the first line of the output; undefined when it was read whole. */
+function incompleteReason(problems: readonly SourceProblem[]): string | undefined {
+  const errors = problems.filter((p) => p.severity === 'error');
+  if (errors.length === 0) return undefined;
+  const worst = errors.find((p) => TRUNCATED.has(p.code)) ?? errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more problems that dropped records)` : '';
+  return `the source was not read whole, so nothing was deleted: ${worst.message}${more}`;
+}
+
+/** Problems that mean the rest of the source is lost, not one record. */
+const TRUNCATED = new Set(['ics_truncated', 'csv_bad_row']);
 
 function outcomeOf(failures: readonly unknown[], problems: SourceResult['problems'], guard?: string) {
   return failures.length > 0 || guard || problems.some((p) => p.severity === 'error') ? 'failed' : 'ok';

@@ -21,7 +21,8 @@ export interface Origin {
  * - `floating`: wall time `YYYY-MM-DD HH:MM:SS` with no zone.
  */
 export type TimeValue =
-  | { kind: 'date'; date: string }
+  /** `zone`: the zone the source gave the all-day event (TEC's CSV column), kept for the target. */
+  | { kind: 'date'; date: string; zone?: string }
   | {
       kind: 'zoned';
       local: string;
@@ -34,6 +35,8 @@ export interface VenueRecord {
   /** An explicit id from the source (a CSV venue id column), when it has one. */
   id?: string;
   name: string;
+  /** From a venues CSV file beside the events (TEC's export writes one). */
+  description?: string;
   address?: string;
   city?: string;
   province?: string;
@@ -49,6 +52,7 @@ export interface VenueRecord {
 export interface OrganizerRecord {
   id?: string;
   name: string;
+  description?: string;
   email?: string;
   phone?: string;
   website?: string;
@@ -79,6 +83,8 @@ export interface EventRecord {
   /** Cost as the source writes it (`"25"`, `"Free"`, `"10-25"`); contract A.6 decides. */
   cost?: string;
   featured?: boolean;
+  /** TEC's display switches, when the source has them (TEC's CSV columns); else the pipeline's defaults. */
+  display?: Partial<Record<'sticky' | 'hide_from_listings' | 'show_map' | 'show_map_link', boolean>>;
   /** Image URL (ATTACH/IMAGE, CSV featured_image). */
   image?: string;
   venue?: VenueRecord;
@@ -99,8 +105,13 @@ export interface SourceProblem {
   severity: 'error' | 'warning';
 }
 
+/** A venue or organizer a source lists on its own (a venues or organizers CSV), with where it is. */
+export type Standalone<T> = T & { origin: Origin };
+
 export interface SourceResult {
   records: EventRecord[];
+  /** Venues and organizers the source lists apart from any event (TEC's venues and organizers files). */
+  standalone?: { venues: Standalone<VenueRecord>[]; organizers: Standalone<OrganizerRecord>[] };
   problems: SourceProblem[];
   /** Calendar-level facts: X-WR-CALNAME, X-WR-TIMEZONE … (empty for CSV). */
   calendar: { name?: string; description?: string; timezone?: string };

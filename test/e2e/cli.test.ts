@@ -14,7 +14,7 @@ import { acquireLock } from '../../src/state/lock.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
 import { killChildren, spawnChild } from '../helpers/children.ts';
 import { tempDir } from '../writer/setup.ts';
-import { ROOT, readReport, runCli, SAMPLE_CSV, snapshotOf, writesOf } from './helpers.ts';
+import { ROOT, readReport, runCli, SAMPLE_CSV, SAMPLE_ICS, snapshotOf, writesOf } from './helpers.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeAll(async () => {
@@ -143,12 +143,26 @@ describe('usage errors', () => {
   it.each([
     ['no file', [], /expected exactly one/],
     ['two files', ['a.ics', 'b.csv'], /expected exactly one/],
-    ['an unknown extension', ['notes.txt'], /notes\.txt: expected a \.ics or \.csv file/],
+    [
+      'an unknown extension',
+      ['notes.txt'],
+      /notes\.txt: expected a \.ics or \.csv file \(or say which with --format csv\|ics\)/,
+    ],
     ['a missing file', ['missing.ics'], /missing\.ics: no such file/],
     ['a bad --timezone', [SAMPLE_CSV, '--timezone', 'Mars/Olympus'], /--timezone: "Mars\/Olympus"/],
     ['an unknown option', [SAMPLE_CSV, '--colour'], /Unknown option '--colour'/],
     // Regression: the CSV reader's refusal of a date format crashed the run with exit 1 and a stack trace.
-    ['a bad --date-format', [SAMPLE_CSV, '--date-format', 'XX'], /dateFormat: expected one of/],
+    ['a bad --date-format', [SAMPLE_CSV, '--date-format', 'XX'], /--date-format: expected one of/],
+    [
+      'an unknown --columns field',
+      [SAMPLE_CSV, '--columns', 'titel=Subject'],
+      /--columns: unknown field "titel"/,
+    ],
+    ['a --columns without =', [SAMPLE_CSV, '--columns', 'Subject'], /--columns: expected field=header pairs/],
+    ['a bad --delimiter', [SAMPLE_CSV, '--delimiter', 'x'], /--delimiter: expected , ; tab or \|/],
+    ['a bad --encoding', [SAMPLE_CSV, '--encoding', 'ebcdic'], /--encoding: expected utf-8/],
+    ['a bad --format', [SAMPLE_CSV, '--format', 'xlsx'], /--format: expected csv or ics/],
+    ['a CSV flag on an .ics file', [SAMPLE_ICS, '--no-header'], /--no-header: only for CSV files/],
   ])('%s exits 2 with a message', async (_, argv, message) => {
     const run = await runCli(importMain, [...(argv as string[]), '--data', at('usage.db')]);
     expect(run.code).toBe(2);

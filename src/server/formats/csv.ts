@@ -10,6 +10,11 @@
  * Cells: dates `YYYY-MM-DD` and times `HH:MM:SS` event-local, booleans `true`/`false` (empty for the
  * `null` of a redacted list entry, A.10), names HTML-decoded and `, `-joined, descriptions raw (see
  * `CsvOptions.raw`), a key the wire omits (A.2) an empty cell.
+ *
+ * Formula injection (OWASP "CSV Injection"): a spreadsheet runs a cell that starts with `=`, `+`, `-`,
+ * `@`, tab or CR as a formula, and titles come from any imported .ics. Such a cell gets a leading `'`
+ * (which Excel, LibreOffice and Sheets show as text and do not display); our CSV reader strips it again.
+ * `formulas: 'keep'` writes cells as they are, for machine consumers.
  */
 
 import { stringify } from 'csv-stringify/sync';
@@ -74,6 +79,19 @@ export interface CsvOptions {
    * typed. Return `undefined` to fall back to that default for one item.
    */
   raw?: (item: WireEvent | WireVenue | WireOrganizer, field: 'description' | 'excerpt') => string | undefined;
+  /** `escape` (default): a cell a spreadsheet would run as a formula gets a leading `'`; `keep`: as is. */
+  formulas?: 'escape' | 'keep';
+}
+
+/**
+ * A cell a spreadsheet would read as a formula (OWASP's list of first characters), or one that already
+ * starts with `'` before one: that gets a second `'`, so that stripping one on import gives it back as it was.
+ */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
+
+/** `cell`, with a leading `'` when a spreadsheet would run it as a formula. */
+export function neutralizeFormula(cell: string): string {
+  return FORMULA_START.test(cell) ? `'${cell}` : cell;
 }
 
 const STRINGIFY_OPTIONS = {
@@ -85,9 +103,10 @@ const STRINGIFY_OPTIONS = {
   bom: false,
 } as const;
 
-function render(columns: readonly string[], rows: string[][]): string {
+function render(columns: readonly string[], rows: string[][], opts: CsvOptions | undefined): string {
   if (rows.length === 0) return `${columns.join(',')}\r\n`;
-  return stringify(rows, { ...STRINGIFY_OPTIONS, columns: columns as string[] });
+  const cells = opts?.formulas === 'keep' ? rows : rows.map((row) => row.map(neutralizeFormula));
+  return stringify(cells, { ...STRINGIFY_OPTIONS, columns: columns as string[] });
 }
 
 function bool(v: boolean | null | undefined): string {
@@ -104,6 +123,14 @@ function rawText(
   opts: CsvOptions | undefined,
 ): string {
   return opts?.raw?.(item, field) ?? unautop(text((item as Record<string, unknown>)[field]));
+}
+
+/**
+ * Names as one `, `-separated cell, as TEC's importer reads them; a name that holds a comma or a quote is
+ * quoted inside the cell (`"Okafor, Grace", Jo`) so that it reads back as one name (sources/csv readList).
+ */
+function list(names: readonly string[]): string {
+  return names.map((name) => (/[",]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name)).join(', ');
 }
 
 // The wire's A.6 position is `prefix`/`postfix`; the importer reads `prefix`/`suffix`.
@@ -126,16 +153,16 @@ function eventRow(e: WireEvent, opts: CsvOptions | undefined): string[] {
     bool(e.sticky),
     bool(e.featured),
     decodeEntities(text(venue?.venue)),
-    e.organizer.map((o) => decodeEntities(text(o.organizer))).join(', '),
+    list(e.organizer.map((o) => decodeEntities(text(o.organizer)))),
     bool(e.show_map_link),
     bool(e.show_map),
     (cost?.values ?? []).join(' - '),
     text(cost?.currency_code),
     text(cost?.currency_symbol),
     POSITION[text(cost?.currency_position)] ?? '',
-    e.categories.map((t) => decodeEntities(t.name)).join(', '),
-    e.tags.map((t) => decodeEntities(t.name)).join(', '),
-    e.website,
+    list(e.categories.map((t) => decodeEntities(t.name))),
+    list(e.tags.map((t) => decodeEntities(t.name))),
+    e.website === e.url ? '' : e.website, // the wire's fallback to the permalink is no website of its own
     imageUrl(e.image),
   ];
 }
@@ -172,6 +199,7 @@ export function eventsToCsv(events: readonly WireEvent[], opts?: CsvOptions): st
   return render(
     EVENT_CSV_COLUMNS,
     events.map((e) => eventRow(e, opts)),
+    opts,
   );
 }
 
@@ -180,6 +208,7 @@ export function venuesToCsv(venues: readonly WireVenue[], opts?: CsvOptions): st
   return render(
     VENUE_CSV_COLUMNS,
     venues.map((v) => venueRow(v, opts)),
+    opts,
   );
 }
 
@@ -188,5 +217,6 @@ export function organizersToCsv(organizers: readonly WireOrganizer[], opts?: Csv
   return render(
     ORGANIZER_CSV_COLUMNS,
     organizers.map((o) => organizerRow(o, opts)),
+    opts,
   );
 }

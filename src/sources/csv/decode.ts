@@ -1,5 +1,8 @@
-// Bytes of a CSV file in UTF-8 or Windows-1252 → UTF-8 chunks for csv-parse, streamed. Public: toUtf8.
+// Bytes of a CSV file in UTF-8, Windows-1252 or UTF-16 → UTF-8 chunks for csv-parse, streamed. Public:
+// Encoding, ENCODINGS, toUtf8.
 //
+// Excel's "Unicode Text" (and Outlook's export on some versions) is UTF-16LE with a BOM: a UTF-16 BOM is
+// always read as UTF-16, whatever the option says, since no text file in another encoding starts so.
 // Excel on Windows saves "CSV (Comma delimited)" in the ANSI code page (Windows-1252 in the West) and
 // "CSV UTF-8" with a BOM; Google Sheets and LibreOffice write UTF-8 without one. So for `auto`:
 // - a UTF-8 BOM means UTF-8 (it is dropped);
@@ -14,7 +17,8 @@
 
 import { isAscii, isUtf8 } from 'node:buffer';
 
-export type Encoding = 'auto' | 'utf-8' | 'windows-1252';
+export const ENCODINGS = ['auto', 'utf-8', 'windows-1252', 'utf-16le', 'utf-16be'] as const;
+export type Encoding = (typeof ENCODINGS)[number];
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const EMPTY = Buffer.alloc(0);
@@ -34,6 +38,7 @@ export async function* toUtf8(
   let warned = false;
   const cp1252 = new TextDecoder('windows-1252');
   const lenient = new TextDecoder('utf-8', { ignoreBOM: true });
+  let utf16: InstanceType<typeof TextDecoder> | undefined;
   const replaced = (bytes: Buffer): Buffer => {
     if (!warned) onInvalidUtf8();
     warned = true;
@@ -45,15 +50,26 @@ export async function* toUtf8(
     if (pending.length > 0) bytes = Buffer.concat([pending, bytes]);
     pending = EMPTY;
     if (!started) {
-      if (bytes.length < BOM.length && BOM.subarray(0, bytes.length).equals(bytes)) {
+      const maybeBom =
+        bytes.length < 2 || (bytes.length < BOM.length && BOM.subarray(0, bytes.length).equals(bytes));
+      if (maybeBom) {
         pending = Buffer.from(bytes);
         continue;
       }
       started = true;
-      if (bytes.subarray(0, BOM.length).equals(BOM)) {
+      if (bytes[0] === 0xff && bytes[1] === 0xfe) mode = 'utf-16le';
+      else if (bytes[0] === 0xfe && bytes[1] === 0xff) mode = 'utf-16be';
+      if (mode === 'utf-16le' || mode === 'utf-16be') {
+        utf16 = new TextDecoder(mode); // drops the BOM
+      } else if (bytes.subarray(0, BOM.length).equals(BOM)) {
         bytes = bytes.subarray(BOM.length);
         if (mode === 'auto') mode = 'utf-8';
       }
+    }
+    if (utf16 !== undefined) {
+      const text = utf16.decode(bytes, { stream: true });
+      if (text !== '') yield Buffer.from(text);
+      continue;
     }
     if (mode === 'windows-1252') {
       yield Buffer.from(cp1252.decode(bytes));
@@ -75,6 +91,11 @@ export async function* toUtf8(
       }
     }
     if (body.length > 0) yield isUtf8(body) ? body : replaced(body);
+  }
+  if (utf16 !== undefined) {
+    const rest = utf16.decode(); // half a code unit at the end of a cut file is dropped (U+FFFD)
+    if (rest !== '') yield Buffer.from(rest);
+    return;
   }
   if (pending.length === 0) return;
   // What is left is an incomplete BOM or UTF-8 sequence at the end of the file: not UTF-8.

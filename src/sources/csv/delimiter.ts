@@ -1,15 +1,16 @@
 // Delimiter detection from the header line. Public: Delimiter, withDelimiter.
 //
 // Excel writes the list separator of the user's locale: `,` in English, `;` wherever the decimal separator
-// is a comma (German, French, Dutch…); "Unicode Text" exports and many databases use a tab. The header line
+// is a comma (German, French, Dutch…); "Unicode Text" exports and many databases use a tab, some a `|`. The header line
 // is the most reliable sample: its cells are names, which rarely hold a delimiter, and csv-parse needs the
 // delimiter before it reads the first record. So the first line is read (bytes outside quotes, up to the
 // first line break), the candidate found most often wins, and `,` wins ties and a one-column header.
 // Scanning bytes is safe in UTF-8: no byte of a multi-byte sequence is ASCII.
 
-export type Delimiter = ',' | ';' | '\t';
+export const DELIMITERS = [',', ';', '\t', '|'] as const;
+export type Delimiter = (typeof DELIMITERS)[number];
 
-const CANDIDATES: Delimiter[] = [',', ';', '\t'];
+const CANDIDATES: Delimiter[] = [...DELIMITERS];
 const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;

@@ -11,14 +11,18 @@ export const CSV_PROBLEMS = {
   mappedColumnAbsent: 'csv_mapped_column_absent',
   /** Headers that match no field: ignored. */
   unknownColumn: 'csv_unknown_column',
-  /** A row with more or fewer cells than the header. */
+  /** Rows with more cells than the header (one warning for the file; fewer cells read as empty). */
   columnCount: 'csv_column_count',
+  /** The first row is an event, not a header: read as one, columns judged from its content. */
+  noHeader: 'csv_no_header',
+  /** An RRULE cell that could not be expanded: the row is one event. */
+  badRrule: 'csv_bad_rrule',
   /** csv-parse could not read a row at all (a quote never closed swallows the rest of the file). */
   badRow: 'csv_bad_row',
   missingTitle: 'csv_missing_title',
   missingStart: 'csv_missing_start',
   badDate: 'csv_bad_date',
-  /** `03/04/2027` is 3 April or 4 March: the `date_format` setting decides. */
+  /** `03/04/2027` is 3 April or 4 March, and no date of the file settles it: `--date-format` decides. */
   ambiguousDate: 'csv_ambiguous_date',
   badTime: 'csv_bad_time',
   badTimezone: 'csv_bad_timezone',

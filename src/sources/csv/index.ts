@@ -3,6 +3,7 @@
 
 export type { CsvField } from './columns.ts';
 export { CSV_FIELDS } from './columns.ts';
+export { DATE_FORMATS } from './dates.ts';
 export { CSV_PROBLEMS, CsvOptionsError } from './errors.ts';
 export type { CsvOptions } from './read.ts';
 export { readCsv } from './read.ts';

@@ -8,9 +8,10 @@
 import { createHash } from 'node:crypto';
 import type { EventRecord, OrganizerRecord, SourceProblem, VenueRecord } from '../record.ts';
 import type { ColumnMap, CsvField } from './columns.ts';
+import type { DateOrder } from './dates.ts';
 import { CSV_PROBLEMS, problem } from './errors.ts';
 import { rowTimes, timeText } from './times.ts';
-import { type DateOrder, readBoolean, readList } from './values.ts';
+import { readBoolean, readList, unescapeFormula } from './values.ts';
 
 export interface RowContext {
   file: string;
@@ -20,7 +21,8 @@ export interface RowContext {
   defaultZone?: string;
 }
 
-const NUMERIC_COST = /^\d+(?:[.,]\d+)?$/;
+// `25`, `12.50`, and the range our export writes (`10 - 25`).
+const NUMERIC_COST = /^\d+(?:[.,]\d+)?(?:\s*[-–]\s*\d+(?:[.,]\d+)?)?$/;
 
 /** The record a row describes (absent when an error dropped it) and the problems found in it. */
 export function readRow(
@@ -32,7 +34,7 @@ export function readRow(
   const problems: SourceProblem[] = [];
   const cell = (field: CsvField): string | undefined => {
     const at = columns[field];
-    const value = at === undefined ? undefined : cells[at]?.trim();
+    const value = at === undefined ? undefined : unescapeFormula(cells[at] ?? '').trim();
     return value === '' ? undefined : value;
   };
   const fail = (code: string, field: CsvField, reason: string) =>
@@ -53,6 +55,11 @@ export function readRow(
   if (startDate === undefined) fail(CSV_PROBLEMS.missingStart, 'start_date', 'the start date is empty');
   const allDay = flag('all_day');
   const featured = flag('featured');
+  const display: NonNullable<EventRecord['display']> = {};
+  for (const field of ['sticky', 'hide_from_listings', 'show_map', 'show_map_link'] as const) {
+    const value = flag(field);
+    if (value !== undefined) display[field] = value;
+  }
   if (title === undefined || startDate === undefined) return { problems };
 
   const times = rowTimes(
@@ -91,10 +98,11 @@ export function readRow(
     ['excerpt', cell('excerpt')],
     ['url', cell('url')],
     ['image', cell('image')],
-    ['cost', cost(cell('cost'), cell('currency_symbol'))],
+    ['cost', cost(cell('cost'), cell('currency_symbol') ?? cell('currency_code'), cell('currency_position'))],
   ];
   for (const [name, value] of optional) if (value !== undefined) Object.assign(record, { [name]: value });
   if (featured !== undefined) record.featured = featured;
+  if (Object.keys(display).length > 0) record.display = display;
   const place = venue(cell);
   if (place !== undefined) record.venue = place;
   return { record, problems };
@@ -105,11 +113,12 @@ function rowKey(title: string, start: string): string {
   return `row-${createHash('sha256').update(`${normal}\n${start}`).digest('hex').slice(0, 16)}`;
 }
 
-// TEC keeps the symbol apart (`event_currency_symbol`); a record has one cost text, so `25` with `€`
-// becomes `€25`, which the cost parser of the contract (A.6) reads back as amount and symbol.
-function cost(text: string | undefined, symbol: string | undefined): string | undefined {
+// TEC keeps the symbol apart (`event_currency_symbol`, `event_currency_position`); a record has one cost
+// text, so `25` with `€` and `suffix` becomes `25€`, which the cost parser of the contract (A.6) reads back
+// as amount, symbol and position. A currency code (`EUR`) stands in for a missing symbol: kept, not dropped.
+function cost(text: string | undefined, symbol: string | undefined, position: string | undefined) {
   if (text === undefined || symbol === undefined || !NUMERIC_COST.test(text)) return text;
-  return `${symbol}${text}`;
+  return /^(suffix|postfix|after)$/i.test(position ?? '') ? `${text}${symbol}` : `${symbol}${text}`;
 }
 
 type Cell = (field: CsvField) => string | undefined;

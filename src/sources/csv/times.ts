@@ -3,17 +3,21 @@
 // Rules (TEC's CSV importer, and RFC 5545 3.6.1 for all-day ends):
 // - all-day when `all_day` says yes, or when no time is given anywhere (neither a time column nor a time
 //   inside a date cell): `date` values with an exclusive end, the day after the end date (after the start
-//   date when there is none). The zone is irrelevant to a date, so a bad one is not looked at.
+//   date when there is none). The day is read in no zone; a valid zone cell is kept with it for the target
+//   (TEC's all-day events have one), a bad one is not looked at.
+// - all-day too when it runs from midnight to midnight of a later day (Outlook and Google export all-day
+//   events so), unless `all_day` says no: the end date is then already the exclusive end.
 // - otherwise the end defaults to the start's date and the start's time: an event with no end lasts zero
-//   minutes, as in TEC.
+//   minutes, as in TEC. A start cell holding a range (`15:15 - 17:45`) gives the end time too.
 // - the zone is the row's timezone cell (IANA name in any case, or `UTC±H`), else the default zone; with
 //   neither the times are floating and the pipeline's default zone applies later.
 
 import { normalizeTimezone } from '../../model/timezone.ts';
 import type { TimeValue } from '../record.ts';
+import { readTimeRange } from './clock.ts';
 import type { CsvField } from './columns.ts';
+import { addDays, type DateOrder, readDate } from './dates.ts';
 import { CSV_PROBLEMS } from './errors.ts';
-import { addDays, type DateOrder, readDate, readTime } from './values.ts';
 
 export interface TimeCells {
   start_date: string;
@@ -56,7 +60,7 @@ export function rowTimes(
   };
   const time = (field: 'start_time' | 'end_time', cell: string | undefined) => {
     if (cell === undefined) return undefined;
-    const read = readTime(cell);
+    const read = readTimeRange(cell);
     if (read.ok) return read.value;
     errors.push({ code: CSV_PROBLEMS.badTime, field, reason: read.reason });
     return undefined;
@@ -64,16 +68,26 @@ export function rowTimes(
   const start = date('start_date', cells.start_date);
   const end = date('end_date', cells.end_date);
   // A time column wins over a time written in the date cell.
-  const startTime = time('start_time', cells.start_time ?? start?.time);
-  const endTime = time('end_time', cells.end_time ?? end?.time);
+  const startTimes = time('start_time', cells.start_time ?? start?.time);
+  const endTimes = time('end_time', cells.end_time ?? end?.time);
   if (errors.length > 0 || start === undefined) return { ok: false, errors };
+  const startTime = startTimes?.start;
+  const endTime = endTimes?.start ?? startTimes?.end;
 
+  const midnightToMidnight =
+    startTime === '00:00:00' && endTime === '00:00:00' && end !== undefined && end.date > start.date;
   // `all_day: no` without any time is still a day: there is no time to give it.
-  const allDay = cells.allDay === true || (startTime === undefined && endTime === undefined);
+  const allDay =
+    cells.allDay === true ||
+    (startTime === undefined && endTime === undefined) ||
+    (midnightToMidnight && cells.allDay !== false);
   let value: RowTimes;
   if (allDay) {
-    const last = end?.date ?? start.date;
+    const last = midnightToMidnight ? addDays(end.date, -1) : (end?.date ?? start.date);
     value = { start: { kind: 'date', date: start.date }, end: { kind: 'date', date: addDays(last, 1) } };
+    // A day has no zone to read it in, but the event has one on the target: keep the row's.
+    const zone = cells.timezone === undefined ? undefined : normalizeTimezone(cells.timezone);
+    if (zone) value = { start: { ...value.start, zone }, end: { ...value.end, zone } } as RowTimes;
   } else {
     const zoneCell = cells.timezone;
     const zone = zoneCell === undefined ? defaultZone : normalizeTimezone(zoneCell);

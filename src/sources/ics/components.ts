@@ -119,7 +119,7 @@ export class ComponentReader {
     if (this.#event !== null) {
       parts.problems.push(
         problem(
-          'warning',
+          'error',
           ICS_PROBLEMS.truncated,
           `file ends inside a VEVENT; read the ${this.#eventCount} complete ones`,
           {
@@ -130,7 +130,7 @@ export class ComponentReader {
       );
     } else if (this.#sawCalendar && !this.#endedCalendar) {
       parts.problems.push(
-        problem('warning', ICS_PROBLEMS.truncated, 'file ends without END:VCALENDAR', { file }),
+        problem('error', ICS_PROBLEMS.truncated, 'file ends without END:VCALENDAR', { file }),
       );
     }
     if (!this.#sawCalendar && this.#eventCount === 0) {

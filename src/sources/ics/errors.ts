@@ -14,6 +14,8 @@ export const ICS_PROBLEMS = {
   /** A line that is no property at all and could not be joined to one. */
   badLine: 'ics_bad_line',
   noDtstart: 'ics_no_dtstart',
+  /** No SUMMARY (optional in RFC 5545): imported with the placeholder title calendar apps show. */
+  noSummary: 'ics_no_summary',
   badDate: 'ics_bad_date',
   endBeforeStart: 'ics_end_before_start',
   /** A TZID that names no known zone: the time is read like a floating one. */
@@ -27,3 +29,6 @@ export const ICS_PROBLEMS = {
 } as const;
 
 export { type ProblemAt, problem } from '../problem.ts';
+
+/** The title of an event without SUMMARY, as Google Calendar and Outlook show one. */
+export const NO_TITLE = '(No title)';

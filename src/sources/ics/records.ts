@@ -7,9 +7,9 @@
 // `20270301` on an all-day series); an override keeps the key of the occurrence it replaces.
 
 import type { EventRecord, SourceProblem, Window } from '../record.ts';
-import { ICS_PROBLEMS, problem } from './errors.ts';
+import { ICS_PROBLEMS, NO_TITLE, problem } from './errors.ts';
 import type { EventFields } from './fields.ts';
-import { expandSeries, MAX_OCCURRENCES, overlaps } from './recurrence.ts';
+import { expandSeries, MAX_OCCURRENCES, type Occurrence, overlaps } from './recurrence.ts';
 import { asDate, atWall, endFor, instanceOf, type Moment, wallAs, wallMs } from './times.ts';
 import type { ParsedEvent } from './vevent.ts';
 
@@ -74,7 +74,9 @@ export function toRecords(
 }
 
 function isSeries(event: ParsedEvent | undefined): boolean {
-  return event !== undefined && (event.rules.length > 0 || event.rdates.length > 0);
+  return (
+    event !== undefined && (event.rules.length > 0 || event.rdates.length > 0 || event.dtstartOnly === true)
+  );
 }
 
 function seriesRecords(
@@ -128,6 +130,7 @@ function seriesRecords(
     );
   }
   const excluded = new Set(master.exdates.map((ex) => instanceOf(isDate ? asDate(ex) : ex).key));
+  matchByWallTime(overridden, expansion.occurrences);
 
   // RANGE=THISANDFUTURE overrides, latest first: each reshapes the occurrences from its RECURRENCE-ID on
   // (node-ical ignores RANGE and treats it as a one-instance override).
@@ -182,6 +185,23 @@ function seriesRecords(
 }
 
 /**
+ * Overrides whose RECURRENCE-ID names no occurrence as an instant but one by its wall time — written
+ * floating, or in another zone than the series (Exchange does both): re-keyed to that occurrence, so that
+ * they replace it rather than stand beside it. ical.js matches RECURRENCE-IDs by wall time too.
+ */
+function matchByWallTime(overridden: Map<string, ParsedEvent>, occurrences: readonly Occurrence[]): void {
+  const instances = new Set(occurrences.map((o) => o.instance));
+  for (const [instance, override] of [...overridden]) {
+    if (instances.has(instance)) continue;
+    const wall = wallMs((override.recurrenceId as Moment).value);
+    const match = occurrences.find((o) => wallMs(o.start.value) === wall && !overridden.has(o.instance));
+    if (match === undefined) continue;
+    overridden.delete(instance);
+    overridden.set(match.instance, override);
+  }
+}
+
+/**
  * An occurrence at `slot` under a THISANDFUTURE override: moved by as much as the override moved its own
  * slot, on the override's wall clock (so a move from 18:00 to 19:00 stays 19:00 across DST), and as long
  * as the override (RFC 5545 §3.8.4.4; ical.js does the same).
@@ -217,6 +237,8 @@ function record(
     key,
     uid: event.uid ?? event.key,
     ...fields,
+    // RFC 5545 makes SUMMARY optional; the target requires a title (vevent.ts warns).
+    title: fields.title.trim() === '' ? NO_TITLE : fields.title,
     start: start.value,
     end: end.value,
     tags: [],

@@ -24,7 +24,8 @@ export interface TimeContext {
 
 export type ParsedTime = { moment: Moment; unknownZone?: string } | { error: string };
 
-const DATE = /^(\d{4})(\d{2})(\d{2})$/;
+// `20131210Z`: a DATE with a stray Z (older calendar servers write RDATEs so): a date has no zone to be in.
+const DATE = /^(\d{4})(\d{2})(\d{2})Z?$/i;
 const DATE_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})?(Z)?$/i;
 
 /** One DATE or DATE-TIME value of `line` (`text` for the items of a comma list). */

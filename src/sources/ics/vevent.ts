@@ -8,7 +8,7 @@ import { DAY } from '../../model/civil-time.ts';
 import { zoneInfo } from '../../model/timezone.ts';
 import type { SourceProblem } from '../record.ts';
 import type { VEventBlock } from './components.ts';
-import { ICS_PROBLEMS, problem } from './errors.ts';
+import { ICS_PROBLEMS, NO_TITLE, problem } from './errors.ts';
 import { type EventFields, readProperties } from './fields.ts';
 import { type ContentLine, param, unescapeText } from './lines.ts';
 import type { RDate, RuleMode, RuleSource } from './recurrence.ts';
@@ -24,6 +24,8 @@ export interface ParsedEvent {
   recurrenceId?: Moment;
   /** RECURRENCE-ID;RANGE=THISANDFUTURE: the override also changes every later occurrence (RFC 5545 §3.8.4.4). */
   thisAndFuture?: true;
+  /** Its RRULE is COUNT=1 and DTSTART is not on the rule: DTSTART is the series' one instance. */
+  dtstartOnly?: true;
   sequence: number;
   /** One per RRULE line (none on a single event or an override). */
   rules: RuleSource[];
@@ -94,6 +96,11 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
     return fail(ICS_PROBLEMS.endBeforeStart, 'DTEND before DTSTART', first('DTEND'), 'DTEND');
 
   const summary = first('SUMMARY')?.value ?? '';
+  // An override without SUMMARY takes its series' title (records.ts); a master or single event gets one.
+  if (summary.trim() === '' && recurrenceId === undefined) {
+    const message = `no SUMMARY; imported as "${NO_TITLE}"`;
+    ctx.problems.push(problem('warning', ICS_PROBLEMS.noSummary, message, at(undefined, 'SUMMARY')));
+  }
   const location = first('LOCATION')?.value ?? '';
   const key = uid ?? `nouid-${sha16(`${startLine?.value ?? ''}\n${summary}\n${location}`)}`;
   const rdates = rdateList(props, time);
@@ -101,6 +108,7 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
   const ruleLines = recurrenceId === undefined ? props.filter((p) => p.name === 'RRULE') : [];
   const ruleMode = modeOf(start);
   const rules: RuleSource[] = [];
+  let dtstartOnly = false; // a COUNT=1 rule whose one instance is DTSTART: a series, so EXDATE applies
   let parsed: ReturnType<typeof readProperties> | undefined;
   for (const [index, rruleLine] of ruleLines.entries()) {
     try {
@@ -111,6 +119,7 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
       if (index === 0) parsed = withRule;
       const rule = countingDtstart(withRule.rule, rruleLine.value, start, ruleMode, recurrence);
       if (rule !== null) rules.push(rule);
+      else dtstartOnly = true;
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       ctx.problems.push(
@@ -145,6 +154,7 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
     fields: parsed.fields,
   };
   if (uid !== undefined) event.uid = uid;
+  if (dtstartOnly) event.dtstartOnly = true;
   if (recurrenceId !== undefined) event.recurrenceId = recurrenceId;
   if (ridLine !== undefined && param(ridLine, 'RANGE')?.toUpperCase() === 'THISANDFUTURE')
     event.thisAndFuture = true;

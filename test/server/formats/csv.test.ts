@@ -106,7 +106,7 @@ describe('eventsToCsv', () => {
     expect(row.event_name).toBe('Berlin & Friends');
     expect(row.event_description).toBe('Line one\nline two\n\nPara &#8220;two&#8221;, with; commas');
     expect(row.event_excerpt).toBe('Kurz &amp; gut');
-    expect(row.event_organizer_name).toBe('Bob, & Co, Jane Org');
+    expect(row.event_organizer_name).toBe('"Bob, & Co", Jane Org'); // a name with a comma is quoted in the list
     expect(row.event_category).toBe('Concerts, Jazz');
     expect(row.event_tags).toBe('');
     expect(row.event_cost).toBe('10 - 20');
@@ -132,7 +132,7 @@ describe('eventsToCsv', () => {
       event_cost: '',
       event_category: '',
       event_description: '',
-      event_website: 'https://cal.example.org/event/minimal/',
+      event_website: '', // the wire's website is the permalink: the event has none of its own
     });
   });
 
@@ -187,7 +187,7 @@ describe('venuesToCsv', () => {
       venue_city: 'Springfield',
       venue_state: 'IL',
       venue_zip: '62701',
-      venue_phone: '+1 555 0100',
+      venue_phone: "'+1 555 0100", // a leading + is a formula to a spreadsheet (OWASP)
       venue_url: 'https://example.com/hall',
       featured_image: '',
     });
@@ -227,7 +227,7 @@ describe('organizersToCsv', () => {
         organizer_description: 'Organizer bio',
         organizer_email: 'jane@example.com',
         organizer_website: 'https://example.com/jane',
-        organizer_phone: '+1 555 0199',
+        organizer_phone: "'+1 555 0199",
         featured_image: '',
       },
       {

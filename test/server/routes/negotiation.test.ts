@@ -269,7 +269,7 @@ describe('CSV and XML (B.12)', () => {
       event_all_day: 'false',
       feature_event: 'true',
       event_venue_name: 'Main Hall',
-      event_organizer_name: 'Jane, Org',
+      event_organizer_name: '"Jane, Org"', // one name with a comma, quoted inside the list cell
       event_cost: '10 - 25',
     });
     expect(events.body.charCodeAt(0)).not.toBe(0xfeff);

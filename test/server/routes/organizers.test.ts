@@ -237,7 +237,7 @@ describe('GET /organizers', () => {
     expect(csv.headers['x-tec-totalpages']).toBe('1');
     expect(csv.body).toBe(
       'organizer_name,organizer_description,organizer_email,organizer_website,organizer_phone,featured_image\r\n' +
-        'Jane Org,"Line one\nline two",jane@example.com,https://example.com/jane,+1 555 0199,\r\n',
+        `Jane Org,"Line one\nline two",jane@example.com,https://example.com/jane,'+1 555 0199,\r\n`,
     );
     const xml = await h.call('GET', '/organizers', { headers: { accept: 'text/xml' } });
     expect(xml.status).toBe(200);

@@ -48,7 +48,7 @@ describe('readCsv with The Events Calendar importer keys', () => {
     const meeting = (await readFixture('tec-keys.csv')).records[2];
     expect(meeting.start).toEqual({ kind: 'zoned', local: '2027-05-02 09:00:00', zone: 'America/New_York' });
     expect(meeting.end).toEqual(meeting.start);
-    expect(meeting.cost).toBe('10-20'); // a range keeps its text: the symbol goes before plain numbers only
+    expect(meeting.cost).toBe('$10-20'); // the symbol goes before a number or a range of two
     expect(meeting.venue).toBeUndefined();
   });
 });
@@ -170,17 +170,29 @@ describe('readCsv line numbers and bad rows', () => {
 
   it('reports each bad row with its line and field and reads the good ones', async () => {
     const result = await readFixture('bad-rows.csv');
-    expect(result.records.map((r) => r.title)).toEqual(['Good One', 'Good Two']);
+    // A row with fewer cells than the header is read with the missing ones empty, as TEC's importer does.
+    expect(result.records.map((r) => r.title)).toEqual(['Good One', 'Too Few', 'Good Two']);
     expect(result.problems.map((p) => [p.code, p.origin.line, p.field, p.severity])).toEqual([
       ['csv_missing_title', 3, 'title', 'error'],
       ['csv_missing_start', 4, 'start_date', 'error'],
       ['csv_bad_time', 5, 'start_time', 'error'],
       ['csv_bad_timezone', 6, 'timezone', 'error'],
-      ['csv_column_count', 7, undefined, 'error'],
       ['csv_end_before_start', 8, 'end_date', 'error'],
       ['csv_duplicate_key', 9 + 1, 'title', 'error'],
     ]);
     expect(result.problems[3].message).toMatch(/^bad-rows\.csv:6: /);
+  });
+
+  it('reads rows with extra cells and reports them once for the file, not per row', async () => {
+    const result = await readText(
+      'Title,Start Date\nA,2027-01-10,extra\nB,2027-01-11\nC,2027-01-12,more,and more\nD,2027-01-13,,\n',
+    );
+    expect(result.records.map((r) => r.title)).toEqual(['A', 'B', 'C', 'D']);
+    expect(codes(result)).toEqual(['csv_column_count@2']);
+    expect(result.problems[0]).toMatchObject({ severity: 'warning' });
+    expect(result.problems[0].message).toContain(
+      "2 rows have more cells than the header's 2 (first at line 2)",
+    );
   });
 
   it('reads a UTC offset zone and the default zone for rows without one', async () => {

@@ -69,7 +69,7 @@ describe('readIcs fields', () => {
       origin: { file: 'test.ics', line: 4 },
       key: 'bare',
       uid: 'bare',
-      title: '',
+      title: '(No title)', // no SUMMARY: the placeholder calendar apps show
       start: { kind: 'zoned', local: '2027-03-01 18:00:00', zone: 'UTC' },
       end: { kind: 'zoned', local: '2027-03-01 18:00:00', zone: 'UTC' },
       organizers: [],

@@ -38,7 +38,7 @@ describe('readIcs on files real software writes', () => {
     ]);
   });
 
-  it('salvages the complete VEVENTs of a truncated file and warns', () => {
+  it('salvages the complete VEVENTs of a truncated file and reports an error (nothing may be deleted)', () => {
     const text = calendar(
       ...vevent('UID:one', 'DTSTART:20270301T180000Z'),
       ...vevent('UID:two', 'DTSTART:20270302T180000Z'),
@@ -47,7 +47,24 @@ describe('readIcs on files real software writes', () => {
     const result = read(cut);
     expect(result.records.map((r) => r.key)).toEqual(['one']);
     expect(result.problems).toMatchObject([
-      { code: 'ics_truncated', severity: 'warning', origin: { line: 8 } },
+      { code: 'ics_truncated', severity: 'error', origin: { line: 8 } },
+    ]);
+  });
+
+  it('imports a VEVENT without SUMMARY (optional in RFC 5545) with the placeholder title and a warning', () => {
+    const result = readIcs(
+      new TextEncoder().encode(
+        calendar(
+          ...vevent('UID:untitled', 'DTSTART:20270301T180000Z'),
+          ...vevent('UID:blank', 'DTSTART:20270302T180000Z', 'SUMMARY: '),
+        ),
+      ),
+      { file: 'untitled.ics', window: YEAR_2027 },
+    );
+    expect(result.records.map((r) => r.title)).toEqual(['(No title)', '(No title)']);
+    expect(result.problems.map((p) => [p.code, p.severity, p.uid, p.origin.line])).toEqual([
+      ['ics_no_summary', 'warning', 'untitled', 4],
+      ['ics_no_summary', 'warning', 'blank', 8],
     ]);
   });
 
@@ -71,7 +88,7 @@ describe('readIcs on files real software writes', () => {
     ]);
     const result = readIcs(bytes.subarray(0, bytes.length - 1), { file: 'cut.ics', window: YEAR_2027 });
     expect(result.records.map((r) => r.key)).toEqual(['a']);
-    expect(result.problems.map((p) => p.code)).toEqual(['ics_truncated']);
+    expect(result.problems.map((p) => p.code)).toEqual(['ics_no_summary', 'ics_truncated']);
   });
 
   it('repairs an unfolded continuation line and reports it with its line', () => {

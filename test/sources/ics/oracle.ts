@@ -122,6 +122,9 @@ function spanMs(span: Span, floating: ICAL.Timezone): [number, number] {
   return [Date.parse(instantOf(span.start, floating)), Date.parse(instantOf(span.end, floating))];
 }
 
+/** A VEVENT without SUMMARY shows as "(No title)" in calendar apps, and is imported so (not a parse matter). */
+const titleOf = (summary: string | null | undefined) => (summary ? summary : '(No title)');
+
 /** Every occurrence ical.js finds: single events always, series' occurrences that overlap `window`. */
 export function oracleOccurrences(text: string, window: Window, defaultZone = 'UTC'): Occurrence[] {
   const calendar = new ICAL.Component(ICAL.parse(text));
@@ -168,7 +171,7 @@ export function oracleOccurrences(text: string, window: Window, defaultZone = 'U
         if (cancelled(c)) continue;
         const event = new ICAL.Event(c);
         result.push(
-          shape(uid, { start: event.startDate, end: event.endDate }, event.summary ?? '', floating),
+          shape(uid, { start: event.startDate, end: event.endDate }, titleOf(event.summary), floating),
         );
       }
       continue;
@@ -225,7 +228,7 @@ export function oracleOccurrences(text: string, window: Window, defaultZone = 'U
       const isOverride = item !== event;
       if (!overlapsWindow(start, end, window) && !(isOverride && overlapsWindow(ridMs, ridMs, window)))
         continue;
-      result.push(shape(uid, span, item.summary || masterTitle, floating));
+      result.push(shape(uid, span, titleOf(item.summary || masterTitle), floating));
     }
   }
   return sortOccurrences(result);

@@ -1,0 +1,198 @@
+/**
+ * CSV export → CSV import is lossless: random events created through the API (names with commas, quotes
+ * and formula characters, descriptions with line breaks, every display switch, all-day events in summer
+ * with their zone, venues and organizers with every field) are exported by the feed renderer as TEC's
+ * three files, read back by our importer (readCsv, the files beside it, map.ts), and give the same
+ * entities — from the three files, and (names, times, flags) from the events file alone.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { feedSpec } from '../../src/export/feed-spec.ts';
+import { linkedCsv, renderFeed } from '../../src/export/render.ts';
+import { DEFAULT_MAPPING } from '../../src/pipeline/definition.ts';
+import type { Desired } from '../../src/pipeline/desired.ts';
+import { mapRecords } from '../../src/pipeline/map.ts';
+import { decodeEntities } from '../../src/server/formats/text.ts';
+import { venueOf, type WireEvent } from '../../src/server/formats/wire.ts';
+import { readCsv } from '../../src/sources/csv/index.ts';
+import { readLinkedCsv, withLinked } from '../../src/sources/csv/linked.ts';
+import type { OrganizerRecord, Standalone, VenueRecord } from '../../src/sources/record.ts';
+import { type Harness, makeApp } from '../server/harness.ts';
+
+const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Sydney'];
+const NAMES = ['Okafor, Grace', 'The "Best" Club', '=Cmd Crew', 'Jo', 'Müller & Söhne', '+49 Events'];
+const TERMS = ['Talks, lectures', 'Jazz', 'Family "fun"', 'Ünïcode'];
+const VENUES = [
+  {
+    venue: 'Hall, upstairs',
+    address: '5 Main St, Unit 2',
+    city: 'Springfield',
+    country: 'United States',
+    state: 'IL',
+    zip: '62701',
+    phone: '+1 555 0100',
+    website: 'https://hall.example.org/',
+  },
+  { venue: 'Café "Blau"', address: 'Hauptstr. 1', city: 'Berlin', country: 'Germany', zip: '10115' },
+];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+const eventArb = fc.record({
+  title: fc
+    .string({ minLength: 1, maxLength: 40, unit: fc.constantFrom(...'Jazz night, é;"\'=+-@ü€&:'.split('')) })
+    .filter((t) => t.trim() === t && t !== '' && !t.includes('  ')),
+  description: fc.string({ maxLength: 60, unit: fc.constantFrom(...'ab, "c"\n=é'.split('')) }),
+  zone: fc.constantFrom(...ZONES),
+  month: fc.integer({ min: 1, max: 12 }),
+  day: fc.integer({ min: 1, max: 26 }),
+  hour: fc.integer({ min: 0, max: 22 }),
+  allDay: fc.boolean(),
+  days: fc.integer({ min: 1, max: 3 }),
+  featured: fc.boolean(),
+  sticky: fc.boolean(),
+  hide: fc.boolean(),
+  showMap: fc.boolean(),
+  showMapLink: fc.boolean(),
+  cost: fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
+  website: fc.option(fc.constantFrom('https://example.org/a', 'https://example.org/b?x=1,2'), {
+    nil: undefined,
+  }),
+  venue: fc.option(fc.integer({ min: 0, max: VENUES.length - 1 }), { nil: undefined }),
+  organizers: fc.subarray(NAMES, { maxLength: 3 }),
+  categories: fc.subarray(TERMS),
+  tags: fc.subarray(TERMS, { maxLength: 2 }),
+});
+type Generated = typeof eventArb extends fc.Arbitrary<infer T> ? T : never;
+
+function body(g: Generated, n: number): Record<string, unknown> {
+  const ymd = `2027-${pad(g.month)}-${pad(g.day)}`;
+  const endDay = `2027-${pad(g.month)}-${pad(g.day + g.days - 1)}`;
+  return {
+    title: `${g.title} #${n}`, // unique: rows without an id are keyed by title and start
+    description: g.description,
+    timezone: g.zone,
+    all_day: g.allDay,
+    start_date: g.allDay ? ymd : `${ymd} ${pad(g.hour)}:30:00`,
+    end_date: g.allDay ? endDay : `${ymd} ${pad(g.hour + 1)}:15:00`,
+    featured: g.featured,
+    sticky: g.sticky,
+    hide_from_listings: g.hide,
+    show_map: g.showMap,
+    show_map_link: g.showMapLink,
+    ...(g.cost === undefined ? {} : { cost: `€${g.cost}` }),
+    ...(g.website === undefined ? {} : { website: g.website }),
+    ...(g.venue === undefined ? {} : { venue: VENUES[g.venue] }),
+    organizer: g.organizers.map((name) => ({
+      organizer: name,
+      email: `${name.replace(/\W/g, '').toLowerCase() || 'x'}@example.org`,
+      phone: '+44 20 7946 0000',
+    })),
+    categories: g.categories,
+    tags: g.tags,
+  };
+}
+
+let h: Harness;
+beforeAll(async () => {
+  h = await makeApp();
+});
+afterAll(async () => {
+  await h.app.close();
+});
+
+async function createAll(events: Generated[]): Promise<WireEvent[]> {
+  const ids: number[] = [];
+  for (const [n, g] of events.entries()) ids.push((await h.created('/events', body(g, n))).id);
+  const res = await h.call('GET', `/events?include=${ids.join(',')}&per_page=50&start_date=2020-01-01`);
+  expect(res.status, res.body).toBe(200);
+  return res.json.events as WireEvent[];
+}
+
+async function imported(files: { events: string; venues?: string; organizers?: string }) {
+  let read = await readCsv(Buffer.from(files.events), { file: 'x.csv' });
+  expect(read.problems).toEqual([]);
+  if (files.venues !== undefined && files.organizers !== undefined) {
+    const venues = await readLinkedCsv(Buffer.from(files.venues), 'venues', 'x.venues.csv');
+    const organizers = await readLinkedCsv(Buffer.from(files.organizers), 'organizers', 'x.organizers.csv');
+    read = withLinked(read, {
+      venues: venues.items as Map<string, Standalone<VenueRecord>>,
+      organizers: organizers.items as Map<string, Standalone<OrganizerRecord>>,
+    });
+  }
+  return mapRecords(read.records, { pipeline: 'roundtrip', ...DEFAULT_MAPPING }).entities;
+}
+
+const text = (v: unknown) => decodeEntities(String(v ?? ''));
+const names = (terms: { name: string }[]) => terms.map((t) => decodeEntities(t.name).toLowerCase()).sort();
+
+function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boolean) {
+  const back = entities.find((e) => e.kind === 'event' && e.fields.title === text(w.title));
+  expect(back, `event ${w.title}`).toBeDefined();
+  // Not kept (known limit): spaces before a line break, and more than one blank line in a row — the export
+  // reads descriptions back from the wire's HTML (wpautop), where those collapse.
+  const lines = (t: unknown) =>
+    String(t)
+      .trim()
+      .replace(/[ \t]+\n/g, '\n')
+      .replace(/\n{3,}/g, '\n\n');
+  expect(lines(back?.fields.description)).toBe(lines(g.description));
+  const own = w.website === w.url ? '' : w.website;
+  expect(back?.fields).toMatchObject({
+    start_date: w.start_date,
+    end_date: w.end_date,
+    timezone: w.timezone,
+    all_day: w.all_day,
+    featured: w.featured,
+    sticky: w.sticky,
+    hide_from_listings: w.hide_from_listings,
+    show_map: w.show_map,
+    show_map_link: w.show_map_link,
+    cost: w.cost,
+    website: own,
+  });
+  const byKey = (key: string | undefined) => entities.find((e) => e.key === key);
+  expect((back?.refs.categories ?? []).map((k) => byKey(k)?.label.toLowerCase()).sort()).toEqual(
+    names(w.categories),
+  );
+  expect((back?.refs.tags ?? []).map((k) => byKey(k)?.label.toLowerCase()).sort()).toEqual(names(w.tags));
+  const organizers = (back?.refs.organizers ?? []).map((k) => byKey(k)!);
+  expect(organizers.map((o) => o.label).sort()).toEqual(w.organizer.map((o) => text(o.organizer)).sort());
+  const venue = venueOf(w);
+  const venueBack = back?.refs.venue ? byKey(back.refs.venue) : undefined;
+  expect(venueBack?.label).toBe(venue ? text(venue.venue) : undefined);
+  if (!full) return;
+  for (const o of w.organizer) {
+    const found = organizers.find((x) => x.label === text(o.organizer));
+    expect(found?.fields).toMatchObject({ email: o.email, phone: o.phone });
+  }
+  if (venue) {
+    const expected = Object.fromEntries(
+      (['address', 'city', 'country', 'zip', 'phone', 'website'] as const)
+        .filter((f) => typeof venue[f] === 'string' && venue[f] !== '')
+        .map((f) => [f, text(venue[f])]),
+    );
+    expect(venueBack?.fields).toMatchObject(expected);
+    if (venue.stateprovince) expect(venueBack?.fields.state).toBe(venue.stateprovince);
+  }
+}
+
+describe('CSV export then import', () => {
+  it('gives back the same events from the three files, and their names and times from the events file alone', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(eventArb, { minLength: 1, maxLength: 4 }), async (generated) => {
+        const wire = await createAll(generated);
+        const events = renderFeed(feedSpec({ name: 'all', format: 'csv' }), { events: wire }, { host: 'x' });
+        const { venues, organizers } = linkedCsv(wire);
+        const full = await imported({ events, venues, organizers });
+        const alone = await imported({ events });
+        expect(full.filter((e) => e.kind === 'event')).toHaveLength(wire.length);
+        for (const [n, w] of wire.entries()) {
+          const g = generated[Number(/#(\d+)$/.exec(text(w.title))?.[1] ?? n)];
+          expectSame(w, g, full, true);
+          expectSame(w, g, alone, false);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
