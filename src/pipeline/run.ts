@@ -298,9 +298,14 @@ function unreadable(problems: readonly SourceProblem[]): Policies['unreadable'] 
 function incompleteReason(problems: readonly SourceProblem[]): string | undefined {
   const errors = problems.filter((p) => p.severity === 'error');
   if (errors.length === 0) return undefined;
-  const worst = errors.find((p) => TRUNCATED.has(p.code)) ?? errors[0];
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more problems that dropped records)` : '';
-  return `the source was not read whole, so nothing was deleted: ${worst.message}${more}`;
+  // A source cut short is the cause itself; a record that could not be read is listed with the problems
+  // below, and is not repeated here (each problem is printed once).
+  const cut = errors.find((p) => TRUNCATED.has(p.code));
+  const first = errors[0].origin;
+  const where = first?.file ? `${first.file}${first.line ? `:${first.line}` : ''}` : 'the source';
+  const why = cut ? cut.message : `${where}: a record could not be read (listed below)`;
+  return `the source was not read whole, so nothing was deleted: ${why}${more}`;
 }
 
 /** Problems that mean the rest of the source is lost, not one record. */
