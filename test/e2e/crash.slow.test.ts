@@ -16,6 +16,7 @@ import { main as importMain } from '../../src/cli/import.ts';
 import { killChildren } from '../helpers/children.ts';
 import { tempDir } from '../writer/setup.ts';
 import { readReport, runCli, SAMPLE_ICS, snapshotOf, spawnImport, writesOf } from './helpers.ts';
+import { eventDuplicates as duplicates } from './remote-run.ts';
 
 type Snapshot = Awaited<ReturnType<typeof snapshotOf>>;
 
@@ -76,16 +77,6 @@ async function importKilled(data: string, cwd: string, trigger: Trigger) {
   const exit = await exited;
   clearInterval(timer);
   return { killed: exit.signal === 'SIGKILL', code: exit.code, output: exit.output };
-}
-
-/** Events that share a slug, or a title at the same start: what a crash-made duplicate looks like. */
-function duplicates(snap: Snapshot): string[] {
-  const seen = new Map<string, number>();
-  for (const e of snap.events) {
-    for (const k of [`slug ${e.slug}`, `"${e.title}" at ${e.start_date}`])
-      seen.set(k, (seen.get(k) ?? 0) + 1);
-  }
-  return [...seen].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
 }
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -17,7 +17,14 @@ import { killChildren } from '../helpers/children.ts';
 import { type Fault, type FaultyProxy, startFaultyProxy } from '../helpers/faulty-proxy.ts';
 import { type LoopbackServer, startServer, tempDir } from '../writer/setup.ts';
 import { readReport, runCli, SAMPLE_ICS, snapshotOf, spawnImport, writesOf } from './helpers.ts';
-import { executeVia, httpTarget, type Snapshot, sampleSpec, snapshotOver } from './remote-run.ts';
+import {
+  eventDuplicates as duplicates,
+  executeVia,
+  httpTarget,
+  type Snapshot,
+  sampleSpec,
+  snapshotOver,
+} from './remote-run.ts';
 
 const ATTEMPTS = 4;
 
@@ -75,16 +82,6 @@ async function startSite(name: string): Promise<Site> {
 function importVia(s: Site, stateFile: string) {
   const spec = sampleSpec({ policies: { delete: 'keep' }, stateFile, targetLabel: s.proxy.url });
   return executeVia(spec, async () => s.target(s.proxy.url));
-}
-
-/** Events that share a slug, or a title at the same start. */
-function duplicates(snap: Snapshot): string[] {
-  const seen = new Map<string, number>();
-  for (const e of snap.events) {
-    for (const k of [`slug ${e.slug}`, `"${e.title}" at ${e.start_date}`])
-      seen.set(k, (seen.get(k) ?? 0) + 1);
-  }
-  return [...seen].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
 }
 
 const literal = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

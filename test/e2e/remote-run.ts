@@ -63,6 +63,16 @@ export async function cleanImport(dir: string, file = SAMPLE_ICS): Promise<Snaps
   return snapshotOf(data);
 }
 
+/** Events that share a slug, or a title at the same start: what a crash-made duplicate looks like. */
+export function eventDuplicates(snap: Snapshot): string[] {
+  const seen = new Map<string, number>();
+  for (const e of snap.events) {
+    for (const k of [`slug ${e.slug}`, `"${e.title}" at ${e.start_date}`])
+      seen.set(k, (seen.get(k) ?? 0) + 1);
+  }
+  return [...seen].filter(([, n]) => n > 1).map(([k, n]) => `${k} ×${n}`);
+}
+
 /** Event slugs that occur more than once, with their count: `[]` when nothing was created twice. */
 export function slugDuplicates(snap: Snapshot): string[] {
   const seen = new Map<string, number>();
