@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { localToUtc, utcToLocal } from '../model/datetime.ts';
+import type { Kind } from '../model/kind.ts';
 import { slugify } from '../model/slug.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
 import type {
@@ -20,7 +21,6 @@ import type {
   TimeValue,
   VenueRecord,
 } from '../sources/record.ts';
-import type { Kind } from '../writer/target.ts';
 import { canonical, type Desired, hashOf, type Refs } from './desired.ts';
 
 export interface MapOptions {

@@ -9,10 +9,11 @@
  * is wrong rather than missing (restored from an old backup, copied from another machine).
  */
 import type { Logger } from 'pino';
+import type { Kind } from '../model/kind.ts';
 import { acquireLock } from '../state/lock.ts';
 import { REBUILT, rebuildState } from '../state/rebuild.ts';
 import { SyncState } from '../state/sync-state.ts';
-import type { Kind, Target } from '../writer/target.ts';
+import type { Target } from '../writer/target.ts';
 import { KIND_ORDER } from './desired.ts';
 import { mapRecords } from './map.ts';
 import { readSource } from './read-source.ts';

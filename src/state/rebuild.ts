@@ -13,10 +13,11 @@
  * nothing is doubled.
  */
 import { comparableText } from '../model/html.ts';
+import type { Kind } from '../model/kind.ts';
 import { canonical, type Desired, hashOf } from '../pipeline/desired.ts';
 import { fieldHashes } from '../pipeline/local-edits.ts';
 import { resendBody } from '../writer/resend-body.ts';
-import type { Kind, Remote, Target } from '../writer/target.ts';
+import type { Remote, Target } from '../writer/target.ts';
 import type { StateItem } from './sync-state.ts';
 
 /** State hash of a taken-over item that differs from the source (or cannot be compared): updated next. */

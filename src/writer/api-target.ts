@@ -9,12 +9,13 @@
  * `force` works only on ours (C.16); updates replace the whole item (C.4, see resend-body.ts).
  */
 
+import type { Kind } from '../model/kind.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { withoutEmptyStrings } from './empty-strings.ts';
 import { WriteError } from './errors.ts';
 import { createRequester, type RequesterOptions } from './requester.ts';
 import { resendBody } from './resend-body.ts';
-import type { Kind, Remote, RemovalMode, Target } from './target.ts';
+import type { Remote, RemovalMode, Target } from './target.ts';
 import type { Transport, TransportRequest } from './transport.ts';
 
 export interface TargetOptions extends RequesterOptions {

@@ -15,5 +15,5 @@ export { LOCAL_USER, type LocalTargetOptions, openLocalTarget } from './local.ts
 export { createTokenSource, type OAuth2Options, type TokenSource } from './oauth2.ts';
 export { createQueue, type RequesterOptions } from './requester.ts';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.ts';
-export type { Kind, Remote, RemovalMode, Target, TargetCapabilities } from './target.ts';
+export type { Remote, RemovalMode, Target, TargetCapabilities } from './target.ts';
 export type { Method, Transport, TransportRequest, TransportResponse } from './transport.ts';

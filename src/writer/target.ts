@@ -4,7 +4,7 @@
  * declared as data in `capabilities`, never as `if (isTec)` in the pipeline.
  */
 
-export type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event';
+import type { Kind } from '../model/kind.ts';
 
 /** An item as the target holds it. `body` is the API's JSON representation (contract part A). */
 export interface Remote {
