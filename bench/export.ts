@@ -25,7 +25,7 @@ import { loadStoreFeed } from '../src/export/store-feed.ts';
 import { buildApp } from '../src/server/app.ts';
 import { resolveConfig } from '../src/server/config.ts';
 import { eventsToCsv } from '../src/server/formats/csv.ts';
-import { openSqliteStore } from '../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../src/store/sqlite.ts';
 import { eventBodies } from './event-bodies.ts';
 import { type Figures, load } from './load.ts';
 import { benchEditor, startServe, stopServe } from './serve-process.ts';

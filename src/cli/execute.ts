@@ -8,9 +8,9 @@ import { ConfigError } from '../pipeline/errors.ts';
 import type { Plan } from '../pipeline/plan.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
-import { describeFault, StoreError, storageFault } from '../server/store/errors.ts';
 import { CsvOptionsError } from '../sources/csv/index.ts';
 import { LockedError } from '../state/lock.ts';
+import { describeFault, StoreError, storageFault } from '../store/errors.ts';
 import { hintFor } from './hints.ts';
 import type { CliIO } from './io.ts';
 import {

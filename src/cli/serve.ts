@@ -10,7 +10,7 @@ import { type FeedSpec, serverFeeds } from '../export/feed-spec.ts';
 import { buildApp } from '../server/app.ts';
 import type { TrustProxy } from '../server/config.ts';
 import { DemoReset } from '../server/demo.ts';
-import { openSqliteStore } from '../server/store/sqlite.ts';
+import { openSqliteStore } from '../store/sqlite.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 
 export const DEFAULT_DATA = 'data/calendar.db';

@@ -10,7 +10,7 @@
 import type { Config } from '../server/config.ts';
 import type { WireEvent } from '../server/formats/wire.ts';
 import { loadRelated, renderEvent } from '../server/render/event.ts';
-import type { EventQuery, EventTombstone, LinkedKind, Store } from '../server/store/store.ts';
+import type { EventQuery, EventTombstone, LinkedKind, Store } from '../store/store.ts';
 import { type FeedFilters, feedWindow } from './feed-spec.ts';
 
 export interface FeedEvents {

@@ -15,6 +15,8 @@ import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { defaultFeeds, type FeedSpec } from '../export/feed-spec.ts';
 import { formatUtcNow } from '../model/datetime.ts';
+import { storageFault } from '../store/errors.ts';
+import type { Store } from '../store/store.ts';
 import { AppPasswordVerifier } from './auth/app-passwords.ts';
 import { authenticate, basicScheme, bearerScheme, type SchemeHandler } from './auth/authenticate.ts';
 import type { Caller } from './auth/capabilities.ts';
@@ -37,8 +39,6 @@ import {
   registerSecurityHeaders,
   serverOptions,
 } from './security/index.ts';
-import { storageFault } from './store/errors.ts';
-import type { Store } from './store/store.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -20,8 +20,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { fileRunSpec } from '../pipeline/file-run-spec.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
+import type { Store } from '../store/store.ts';
 import { LOCAL_USER, openLocalTarget } from '../writer/local.ts';
-import type { Store } from './store/store.ts';
 
 /** Tables that are not demo content: who may sign in, and the key their tokens are signed with. */
 const KEPT_TABLES = new Set(['users', 'app_passwords', 'oauth_clients', 'signing_keys']);

@@ -1,5 +1,5 @@
 import type { Kind } from '../model/kind.ts';
-import type { StorageFault } from './store/errors.ts';
+import type { StorageFault } from '../store/errors.ts';
 
 /**
  * The server's error catalogue (contract A.8, B.0, B.9): every failure is an `ApiError`

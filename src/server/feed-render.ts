@@ -13,9 +13,9 @@ import { Worker } from 'node:worker_threads';
 import type { FeedSpec } from '../export/feed-spec.ts';
 import { renderFeed } from '../export/render.ts';
 import { loadStoreFeed } from '../export/store-feed.ts';
+import type { Store } from '../store/store.ts';
 import type { Config } from './config.ts';
 import { strongEtag } from './response-cache.ts';
-import type { Store } from './store/store.ts';
 
 export interface FeedJob {
   spec: FeedSpec;

@@ -8,8 +8,8 @@ import { expect } from 'vitest';
 import { ROLES, type Role } from '../../src/model/index.ts';
 import { type AppOptions, buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
-import type { Store, UserRecord } from '../../src/server/store/store.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Store, UserRecord } from '../../src/store/store.ts';
 
 export const SITE = 'https://cal.example.org';
 export const BASE = `${SITE}/api`;

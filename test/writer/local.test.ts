@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { createHttpTransport, LOCAL_USER, openLocalTarget } from '../../src/writer/index.ts';
 import { targetContract } from './contract.ts';
 import { bodyOf, startServer, tempDir } from './setup.ts';

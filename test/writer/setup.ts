@@ -12,8 +12,8 @@ import type { Role } from '../../src/model/status.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
 import { createOAuthClient } from '../../src/server/auth/oauth-clients.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
-import type { Store } from '../../src/server/store/store.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Store } from '../../src/store/store.ts';
 
 export interface LoopbackServer {
   app: FastifyInstance;

@@ -11,9 +11,9 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import { storageFault } from '../../store/errors.ts';
+import type { Store, UserRecord } from '../../store/store.ts';
 import type { CredentialCheck } from '../security/credential-gate.ts';
-import { storageFault } from '../store/errors.ts';
-import type { Store, UserRecord } from '../store/store.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const CACHE_TTL_MS = 5 * 60_000;

@@ -3,7 +3,7 @@
  * functions of the caller and the item. Routes ask these; nothing else knows about roles.
  */
 import type { Role, Status, TermKind } from '../../model/index.ts';
-import type { UserRecord } from '../store/store.ts';
+import type { UserRecord } from '../../store/store.ts';
 
 /** The caller: a user, or anonymous (null). */
 export type Caller = UserRecord | null;

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import type { OAuthClientRecord, Store, UserRecord } from '../../store/store.ts';
 import type { CredentialCheck } from '../security/credential-gate.ts';
-import type { OAuthClientRecord, Store, UserRecord } from '../store/store.ts';
 import { decoyHash } from './app-passwords.ts';
 
 /** base64url: no `:` (the Basic separator) and nothing that form-encoding changes. */

@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
-import type { OAuthClientRecord, Store } from '../store/store.ts';
+import type { OAuthClientRecord, Store } from '../../store/store.ts';
 
 export type Scope = 'read' | 'write';
 export const SCOPES: readonly Scope[] = ['read', 'write'];

@@ -8,8 +8,6 @@ import { type ParsedCost, parseCost } from '../../model/cost.ts';
 import { dateDetails, isoWithOffset } from '../../model/datetime.ts';
 import { escapeTitle, htmlToText, wpautop } from '../../model/html.ts';
 import { timezoneAbbr } from '../../model/timezone-abbr.ts';
-import { type Caller, canRead } from '../auth/capabilities.ts';
-import type { Config } from '../config.ts';
 import type {
   AttachmentRecord,
   EventRecord,
@@ -18,7 +16,9 @@ import type {
   Store,
   TermRecord,
   VenueRecord,
-} from '../store/store.ts';
+} from '../../store/store.ts';
+import { type Caller, canRead } from '../auth/capabilities.ts';
+import type { Config } from '../config.ts';
 import { organizerJsonLd, renderOrganizer, renderVenue, venueJsonLd } from './linked.ts';
 import { globalIds, permalink, postDates, renderImage } from './post.ts';
 import { renderEmbeddedTerm } from './term.ts';

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { eventsToIcal } from '../../export/ical.ts';
 import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
+import type { EventRecord, LinkedRecord } from '../../store/store.ts';
 import { canCreate, canRead } from '../auth/capabilities.ts';
 import { bodyParams } from '../body.ts';
 import {
@@ -26,7 +27,6 @@ import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';
 import { trashedSlug } from '../services/publication.ts';
 import { lockedEvents } from '../services/visibility.ts';
-import type { EventRecord, LinkedRecord } from '../store/store.ts';
 import { editableItem, refuseTrashed } from './item.ts';
 import { type Alternatives, paging, pickFormat, send, sendJsonText, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';

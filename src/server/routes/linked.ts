@@ -16,6 +16,7 @@ import {
   VenueWrite,
   wpBoolean,
 } from '../../model/index.ts';
+import type { LinkedKind, LinkedRecord } from '../../store/store.ts';
 import { canCreate, canRead } from '../auth/capabilities.ts';
 import {
   archivePageNotFound,
@@ -34,7 +35,6 @@ import { uncacheable } from '../response-cache.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { createLinked, deleteLinked, trashLinked, updateLinked } from '../services/linked-write.ts';
 import { listVisibility, refuseLockedFilter } from '../services/visibility.ts';
-import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import { editableItem, refuseTrashed } from './item.ts';
 import { paging, pickFormat, send, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';

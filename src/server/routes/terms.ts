@@ -17,6 +17,7 @@ import {
   type TermListParams,
   TermListQuery,
 } from '../../model/index.ts';
+import type { Store, TermRecord } from '../../store/store.ts';
 import { canManageTerms, canRead } from '../auth/capabilities.ts';
 import { forbidden, invalidParam, notFoundById } from '../errors.ts';
 import { parseParams } from '../params.ts';
@@ -24,7 +25,6 @@ import { renderTerm } from '../render/term.ts';
 import { contextOf } from '../services/context.ts';
 import { createTerm, updateTerm } from '../services/term-write.ts';
 import { refuseLockedFilter } from '../services/visibility.ts';
-import type { Store, TermRecord } from '../store/store.ts';
 import { type ListPage, paging, pickFormat, send, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';
 

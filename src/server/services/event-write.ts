@@ -15,10 +15,10 @@ import {
   type VenueWriteInput,
 } from '../../model/index.ts';
 import { normalizeTimezone } from '../../model/timezone.ts';
+import type { EventRecord, LinkedKind, LinkedRecord } from '../../store/store.ts';
 import { canRead, canSetOtherAuthor } from '../auth/capabilities.ts';
 import { ApiError, forbidden, invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
-import type { EventRecord, LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { planImage, sideloadImage } from './image.ts';
 import { findOrCreateLinked } from './linked-write.ts';

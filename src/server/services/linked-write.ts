@@ -10,9 +10,9 @@
  */
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import type { OrganizerWriteInput, VenueWriteInput } from '../../model/index.ts';
+import type { LinkedKind, LinkedRecord } from '../../store/store.ts';
 import { canSetOtherAuthor } from '../auth/capabilities.ts';
 import { forbidden, invalidParam } from '../errors.ts';
-import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { type ImagePlan, planImage, sideloadImage } from './image.ts';
 import { resolvePublication, trashedSlug } from './publication.ts';

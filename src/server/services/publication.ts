@@ -5,8 +5,8 @@
 import { parseDateInput } from '../../model/datetime.ts';
 import { PERMALINK_STATUSES, type Status } from '../../model/index.ts';
 import { slugify, uniqueSlug } from '../../model/slug.ts';
+import type { LinkedKind } from '../../store/store.ts';
 import { canPublish, effectiveStatus } from '../auth/capabilities.ts';
-import type { LinkedKind } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 
 export interface PublicationInput {

@@ -9,9 +9,9 @@
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import type { TermKind, TermRef, TermWriteInput } from '../../model/index.ts';
 import { slugify, uniqueSlug } from '../../model/slug.ts';
+import type { TermRecord } from '../../store/store.ts';
 import { canLinkTerms, canManageTerms } from '../auth/capabilities.ts';
 import { ApiError, forbidden, invalidParam } from '../errors.ts';
-import type { TermRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 
 /** Fallback slug base when a name has no ASCII left (`"✓"`). */

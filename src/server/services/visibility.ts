@@ -4,9 +4,9 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Status } from '../../model/index.ts';
+import type { EventRecord, ProtectedTextAccess, Visibility } from '../../store/store.ts';
 import { type Caller, canEdit, canListUnpublished, isEditor } from '../auth/capabilities.ts';
 import { ApiError, forbidden } from '../errors.ts';
-import type { EventRecord, ProtectedTextAccess, Visibility } from '../store/store.ts';
 
 const READABLE: Status[] = ['publish', 'future', 'draft', 'pending', 'private'];
 

@@ -8,8 +8,8 @@ import type {
   Store,
   VenueRecord,
   Visibility,
-} from '../../../../src/server/store/store.ts';
-import { eventRecord } from '../../fixtures.ts';
+} from '../../../src/store/store.ts';
+import { eventRecord } from '../../server/fixtures.ts';
 
 export type OpenStore = () => Store;
 

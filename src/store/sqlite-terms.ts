@@ -2,7 +2,7 @@
  * Categories and tags in SQLite (B.11). `count` is kept in the row by triggers (migrations.ts), never
  * written here.
  */
-import type { TermKind } from '../../model/index.ts';
+import type { TermKind } from '../model/index.ts';
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { runList } from './list-page.ts';

@@ -2,7 +2,7 @@
  * Stored rows ↔ records. Rows are what SQLite holds (booleans as 0/1, names with their `name_key`);
  * records are the plain objects of store.ts, built key by key so no row-only column leaks out.
  */
-import type { Role, Status, TermKind } from '../../model/index.ts';
+import type { Role, Status, TermKind } from '../model/index.ts';
 import type { Param } from './connection.ts';
 import type {
   AppPasswordRecord,

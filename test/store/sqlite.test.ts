@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StoreError } from '../../../src/server/store/errors.ts';
-import { MIGRATIONS, type Migration, migrate, schemaVersion } from '../../../src/server/store/migrations.ts';
-import { openSqliteStore, SqliteStore } from '../../../src/server/store/sqlite.ts';
+import { StoreError } from '../../src/store/errors.ts';
+import { MIGRATIONS, type Migration, migrate, schemaVersion } from '../../src/store/migrations.ts';
+import { openSqliteStore, SqliteStore } from '../../src/store/sqlite.ts';
 import { eventOn, eventQuery } from './contract/fixtures.ts';
 import { describeStoreContract } from './store-contract.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { eventListSql, termListSql } from '../../../src/server/store/list-sql.ts';
+import { eventListSql, termListSql } from '../../src/store/list-sql.ts';
 import { eventQuery } from './contract/fixtures.ts';
 
 describe('eventListSql', () => {

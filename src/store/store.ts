@@ -8,7 +8,7 @@
  * All date-times are `YYYY-MM-DD HH:MM:SS` strings; `date_utc: null` is WordPress's
  * `0000-00-00 00:00:00` (a draft never published).
  */
-import type { Role, Status, TermKind } from '../../model/index.ts';
+import type { Role, Status, TermKind } from '../model/index.ts';
 
 export type PostKind = 'event' | 'venue' | 'organizer' | 'attachment';
 

@@ -1,7 +1,7 @@
 /** Contract: event search words (B.5) — case-insensitive substrings, every word, kept up to date. */
 import { describe, expect, it } from 'vitest';
-import type { Store } from '../../../../src/server/store/store.ts';
-import { termRecord } from '../../fixtures.ts';
+import type { Store } from '../../../src/store/store.ts';
+import { termRecord } from '../../server/fixtures.ts';
 import { eventOn, eventQuery, ids, type OpenStore, useStore } from './fixtures.ts';
 
 function search(s: Store, ...words: string[]): number[] {

@@ -20,7 +20,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs'
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { pathToFileURL } from 'node:url';
-import type { TermKind } from '../../model/index.ts';
+import type { TermKind } from '../model/index.ts';
 import { WalCheckpointer } from './checkpointer.ts';
 import { Connection } from './connection.ts';
 import { describeFault, StoreError, storageFault } from './errors.ts';

@@ -1,8 +1,8 @@
 /** Contract: categories and tags (B.11) — counts, lookups, lists, deletes, descendants. */
 import { describe, expect, it } from 'vitest';
-import type { TermKind } from '../../../../src/model/index.ts';
-import type { Store, TermQuery } from '../../../../src/server/store/store.ts';
-import { termRecord } from '../../fixtures.ts';
+import type { TermKind } from '../../../src/model/index.ts';
+import type { Store, TermQuery } from '../../../src/store/store.ts';
+import { termRecord } from '../../server/fixtures.ts';
 import { eventOn, ids, type OpenStore, useStore } from './fixtures.ts';
 
 function addTerm(s: Store, kind: TermKind, name: string, parent = 0, slug = name.toLowerCase()) {

@@ -1,7 +1,7 @@
 /** Contract: single posts — ids, round trips, links, slugs, deletes, create-or-find, attachments. */
 import { describe, expect, it } from 'vitest';
-import type { EventRecord, OrganizerRecord, VenueRecord } from '../../../../src/server/store/store.ts';
-import { termRecord } from '../../fixtures.ts';
+import type { EventRecord, OrganizerRecord, VenueRecord } from '../../../src/store/store.ts';
+import { termRecord } from '../../server/fixtures.ts';
 import { newEvent, newOrganizer, newVenue, type OpenStore, useStore } from './fixtures.ts';
 
 const EVENT_KEYS = [

@@ -1,7 +1,7 @@
 /** Contract: `listEvents` (B.5) — bounds, order, hidden events, include, visibility, filters, paging. */
 import { describe, expect, it } from 'vitest';
-import type { OrganizerRecord, VenueRecord } from '../../../../src/server/store/store.ts';
-import { termRecord } from '../../fixtures.ts';
+import type { OrganizerRecord, VenueRecord } from '../../../src/store/store.ts';
+import { termRecord } from '../../server/fixtures.ts';
 import {
   EDITOR,
   eventOn,

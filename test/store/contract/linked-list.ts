@@ -1,6 +1,6 @@
 /** Contract: `listLinked` (B.10.3) — order, event links, has-events, upcoming, search, visibility. */
 import { describe, expect, it } from 'vitest';
-import type { OrganizerRecord, VenueRecord } from '../../../../src/server/store/store.ts';
+import type { OrganizerRecord, VenueRecord } from '../../../src/store/store.ts';
 import {
   EDITOR,
   eventOn,

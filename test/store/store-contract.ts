@@ -3,7 +3,7 @@
  * a backend's own test file only says how to open a fresh, empty store.
  */
 import { describe } from 'vitest';
-import type { Store } from '../../../src/server/store/store.ts';
+import type { Store } from '../../src/store/store.ts';
 import { eventListContract } from './contract/event-list.ts';
 import { eventSearchContract } from './contract/event-search.ts';
 import { linkedListContract } from './contract/linked-list.ts';

@@ -1,7 +1,7 @@
 /** Contract: users and application passwords (B.2), and `transaction`. */
 import { describe, expect, it } from 'vitest';
-import type { VenueRecord } from '../../../../src/server/store/store.ts';
-import { termRecord } from '../../fixtures.ts';
+import type { VenueRecord } from '../../../src/store/store.ts';
+import { termRecord } from '../../server/fixtures.ts';
 import { eventOn, eventQuery, newVenue, type OpenStore, useStore } from './fixtures.ts';
 
 export function userContract(open: OpenStore): void {
