@@ -79,6 +79,21 @@ describe('a feed rendered to .ics', () => {
     ]);
   });
 
+  it('writes named entities of the wire HTML as the characters they name', () => {
+    const cafe = makeEvent(21, {
+      start: '2027-06-02 18:00:00',
+      end: '2027-06-02 21:00:00',
+      utcStart: '2027-06-02 16:00:00',
+      utcEnd: '2027-06-02 19:00:00',
+      timezone: 'Europe/Berlin',
+      title: 'Caf&eacute; &#038; cr&egrave;me',
+      description: '<p>Soir&eacute;e<br />\nau caf&eacute;</p>\n<p>Entr&eacute;e libre</p>',
+    });
+    const vevent = new ICAL.Component(ICAL.parse(eventsToIcal([cafe], OPTS))).getFirstSubcomponent('vevent')!;
+    expect(vevent.getFirstPropertyValue('summary')).toBe('Café & crème');
+    expect(vevent.getFirstPropertyValue('description')).toBe('Soirée\nau café\n\nEntrée libre');
+  });
+
   it('has no X-WR-CALNAME in the Outlook variant, NAME kept', () => {
     const ics = eventsToIcal(EVENTS, { ...OPTS, outlook: true });
     expect(ics).not.toContain('X-WR-CALNAME');

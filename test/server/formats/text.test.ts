@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEntities, htmlToText, unautop } from '../../../src/server/formats/text.ts';
+import { decodeEntities, unautop } from '../../../src/server/formats/text.ts';
 
 describe('decodeEntities', () => {
   it('decodes the references WordPress writes and leaves unknown ones', () => {
@@ -23,15 +23,5 @@ describe('unautop', () => {
     );
     expect(unautop('')).toBe('');
     expect(unautop('no markup')).toBe('no markup');
-  });
-});
-
-describe('htmlToText', () => {
-  it('strips tags, keeps line structure and decodes entities', () => {
-    expect(htmlToText('<p>Line one<br />\nline two</p>\n<p>Para &#8220;two&#8221;</p>')).toBe(
-      'Line one\nline two\n\nPara “two”',
-    );
-    expect(htmlToText('<p>Intro</p>\n<ul><li>a</li><li><a href="x">b</a></li></ul>')).toBe('Intro\n\na\nb');
-    expect(htmlToText('Fish &amp; chips')).toBe('Fish & chips');
   });
 });
