@@ -4,6 +4,8 @@
  * (`loadRelated`), so that rendering 50 events costs no per-event query, and each venue,
  * organizer and term of a list page is rendered once however many of its events show it.
  */
+
+import { type Caller, canRead } from '../../model/capabilities.ts';
 import { type ParsedCost, parseCost } from '../../model/cost.ts';
 import { dateDetails, isoWithOffset } from '../../model/datetime.ts';
 import { escapeTitle, htmlToText, wpautop } from '../../model/html.ts';
@@ -17,7 +19,6 @@ import type {
   TermRecord,
   VenueRecord,
 } from '../../store/store.ts';
-import { type Caller, canRead } from '../auth/capabilities.ts';
 import type { Config } from '../config.ts';
 import { organizerJsonLd, renderOrganizer, renderVenue, venueJsonLd } from './linked.ts';
 import { globalIds, permalink, postDates, renderImage } from './post.ts';

@@ -5,9 +5,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { eventsToIcal } from '../../export/ical.ts';
+import { canCreate, canRead } from '../../model/capabilities.ts';
 import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
 import type { EventRecord, LinkedRecord } from '../../store/store.ts';
-import { canCreate, canRead } from '../auth/capabilities.ts';
 import { bodyParams } from '../body.ts';
 import {
   ApiError,

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { canCreate, canRead } from '../../model/capabilities.ts';
 import {
   LinkedListQuery,
   Organizer,
@@ -17,7 +18,6 @@ import {
   wpBoolean,
 } from '../../model/index.ts';
 import type { LinkedKind, LinkedRecord } from '../../store/store.ts';
-import { canCreate, canRead } from '../auth/capabilities.ts';
 import {
   archivePageNotFound,
   forbidden,

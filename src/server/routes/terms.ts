@@ -5,6 +5,7 @@
  * checked before the id is resolved (B.0).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { canManageTerms, canRead } from '../../model/capabilities.ts';
 import {
   Category,
   CategoryList,
@@ -18,7 +19,6 @@ import {
   TermListQuery,
 } from '../../model/index.ts';
 import type { Store, TermRecord } from '../../store/store.ts';
-import { canManageTerms, canRead } from '../auth/capabilities.ts';
 import { forbidden, invalidParam, notFoundById } from '../errors.ts';
 import { parseParams } from '../params.ts';
 import { renderTerm } from '../render/term.ts';

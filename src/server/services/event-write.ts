@@ -4,6 +4,8 @@
  * checked before the first write, and all writes of one request share a transaction, so
  * bad input writes nothing.
  */
+
+import { canRead, canSetOtherAuthor } from '../../model/capabilities.ts';
 import { dayEnd, dayStart, localToUtc, parseDateInput } from '../../model/datetime.ts';
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import {
@@ -16,7 +18,6 @@ import {
 } from '../../model/index.ts';
 import { normalizeTimezone } from '../../model/timezone.ts';
 import type { EventRecord, LinkedKind, LinkedRecord } from '../../store/store.ts';
-import { canRead, canSetOtherAuthor } from '../auth/capabilities.ts';
 import { ApiError, forbidden, invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
 import type { WriteContext } from './context.ts';

@@ -6,11 +6,12 @@
  * `term_id`), a slug within its taxonomy (`duplicate_term_slug`); a category's parent must
  * exist and may not be the category itself or one of its descendants.
  */
+
+import { canLinkTerms, canManageTerms } from '../../model/capabilities.ts';
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import type { TermKind, TermRef, TermWriteInput } from '../../model/index.ts';
 import { slugify, uniqueSlug } from '../../model/slug.ts';
 import type { TermRecord } from '../../store/store.ts';
-import { canLinkTerms, canManageTerms } from '../auth/capabilities.ts';
 import { ApiError, forbidden, invalidParam } from '../errors.ts';
 import type { WriteContext } from './context.ts';
 

@@ -1,12 +1,12 @@
 /**
  * The capability matrix of contract B.2 (WordPress roles, TEC 6.17 mapping), as pure
- * functions of the caller and the item. Routes ask these; nothing else knows about roles.
+ * functions of the caller and the item, kept with the model because the server's routes and the renderer
+ * (which hides linked items a caller may not read) both ask them; nothing else knows about roles.
  */
-import type { Role, Status, TermKind } from '../../model/index.ts';
-import type { UserRecord } from '../../store/store.ts';
+import type { Role, Status, TermKind } from './index.ts';
 
-/** The caller: a user, or anonymous (null). */
-export type Caller = UserRecord | null;
+/** The caller: a user with a role (the server's are its stored users), or anonymous (null). */
+export type Caller = { readonly id: number; readonly role: Role } | null;
 
 interface Owned {
   author: number;
