@@ -4,9 +4,9 @@
  *
  * Public: `FeedSite`, `FeedData`, `RenderOptions`, `renderFeed`, `linkedCsv`, `FEED_CONTENT_TYPES`.
  */
-import { eventsToCsv, organizersToCsv, venuesToCsv } from '../server/formats/csv.ts';
-import type { WireEvent, WireOrganizer, WireVenue } from '../server/formats/wire.ts';
-import { venueOf } from '../server/formats/wire.ts';
+import { eventsToCsv, organizersToCsv, venuesToCsv } from '../render/csv.ts';
+import type { WireEvent, WireOrganizer, WireVenue } from '../render/wire.ts';
+import { venueOf } from '../render/wire.ts';
 import type { FeedSpec } from './feed-spec.ts';
 import { eventsToIcal } from './ical.ts';
 
@@ -34,7 +34,7 @@ export const FEED_CONTENT_TYPES = Object.freeze({
 export interface RenderOptions {
   /** The Outlook variant of an .ics feed: no X-WR-CALNAME. */
   outlook?: boolean;
-  /** CSV: `keep` writes formula-like cells as they are (server/formats/csv.ts); default escaped. */
+  /** CSV: `keep` writes formula-like cells as they are (src/render/csv.ts); default escaped. */
   formulas?: 'escape' | 'keep';
 }
 

@@ -1,15 +1,16 @@
 /**
  * A feed's events read from the server's store: the published events its filters and window select,
- * rendered to the wire as an anonymous reader sees them (src/server/render), each with its SEQUENCE,
+ * rendered to the wire as an anonymous reader sees them (src/render), each with its SEQUENCE,
  * plus STATUS:CANCELLED tombstones of events that left within `tombstoneDays` (migration 5).
  *
  * Public: `FeedEvents`, `loadStoreFeed`.
  *
  * No item cap (TEC's own feed stops at 30 events): the list query asks for every match.
  */
+
+import { loadRelated, renderEvent } from '../render/event.ts';
+import type { WireEvent } from '../render/wire.ts';
 import type { Config } from '../server/config.ts';
-import type { WireEvent } from '../server/formats/wire.ts';
-import { loadRelated, renderEvent } from '../server/render/event.ts';
 import type { EventQuery, EventTombstone, LinkedKind, Store } from '../store/store.ts';
 import { type FeedFilters, feedWindow } from './feed-spec.ts';
 

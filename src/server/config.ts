@@ -56,7 +56,7 @@ export interface ServerOptions {
    */
   responseCache?: { maxEntries: number; maxBytes: number };
   /**
-   * Characters of rendered event JSON kept for reuse by lists (render/event-json.ts); default 32,000,000
+   * Characters of rendered event JSON kept for reuse by lists (src/render/event-json.ts); default 32,000,000
    * (~64 MB).
    */
   renderCacheChars?: number;

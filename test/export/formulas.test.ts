@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as exportMain } from '../../src/cli/export.ts';
 import { main as importMain } from '../../src/cli/import.ts';
 import { feedSpec } from '../../src/export/feed-spec.ts';
-import { decodeEntities } from '../../src/server/formats/text.ts';
+import { decodeEntities } from '../../src/render/text.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
 import { runCli } from '../e2e/helpers.ts';
 import { makeApp, NS } from '../server/harness.ts';

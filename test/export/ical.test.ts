@@ -6,14 +6,8 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { eventsToIcal, type IcalOptions } from '../../src/export/ical.ts';
-import type { WireEvent } from '../../src/server/formats/wire.ts';
-import {
-  allDayBerlin,
-  berlinEvent,
-  longUnicodeEvent,
-  makeEvent,
-  secondVenue,
-} from '../server/formats/fixtures.ts';
+import type { WireEvent } from '../../src/render/wire.ts';
+import { allDayBerlin, berlinEvent, longUnicodeEvent, makeEvent, secondVenue } from '../render/fixtures.ts';
 
 const geoEvent: WireEvent = makeEvent(20, {
   start: '2027-06-01 18:00:00',

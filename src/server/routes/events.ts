@@ -7,6 +7,9 @@ import { z } from 'zod';
 import { eventsToIcal } from '../../export/ical.ts';
 import { canCreate, canRead } from '../../model/capabilities.ts';
 import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
+import { eventsToCsv } from '../../render/csv.ts';
+import { loadRelated, renderEvent } from '../../render/event.ts';
+import { EventListJson } from '../../render/event-json.ts';
 import type { EventRecord, LinkedRecord } from '../../store/store.ts';
 import { bodyParams } from '../body.ts';
 import {
@@ -18,10 +21,7 @@ import {
   notFoundById,
   notFoundBySlug,
 } from '../errors.ts';
-import { eventsToCsv } from '../formats/csv.ts';
 import { parseParams } from '../params.ts';
-import { loadRelated, renderEvent } from '../render/event.ts';
-import { EventListJson } from '../render/event-json.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';

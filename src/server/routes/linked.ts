@@ -17,6 +17,9 @@ import {
   VenueWrite,
   wpBoolean,
 } from '../../model/index.ts';
+import { organizersToCsv, venuesToCsv } from '../../render/csv.ts';
+import { renderLinked } from '../../render/linked.ts';
+import type { WireOrganizer, WireVenue } from '../../render/wire.ts';
 import type { LinkedKind, LinkedRecord } from '../../store/store.ts';
 import {
   archivePageNotFound,
@@ -27,10 +30,7 @@ import {
   notFoundById,
   notFoundBySlug,
 } from '../errors.ts';
-import { organizersToCsv, venuesToCsv } from '../formats/csv.ts';
-import type { WireOrganizer, WireVenue } from '../formats/wire.ts';
 import { parseParams } from '../params.ts';
-import { renderLinked } from '../render/linked.ts';
 import { uncacheable } from '../response-cache.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { createLinked, deleteLinked, trashLinked, updateLinked } from '../services/linked-write.ts';

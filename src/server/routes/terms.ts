@@ -18,10 +18,10 @@ import {
   type TermListParams,
   TermListQuery,
 } from '../../model/index.ts';
+import { renderTerm } from '../../render/term.ts';
 import type { Store, TermRecord } from '../../store/store.ts';
 import { forbidden, invalidParam, notFoundById } from '../errors.ts';
 import { parseParams } from '../params.ts';
-import { renderTerm } from '../render/term.ts';
 import { contextOf } from '../services/context.ts';
 import { createTerm, updateTerm } from '../services/term-write.ts';
 import { refuseLockedFilter } from '../services/visibility.ts';

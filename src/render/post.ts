@@ -1,8 +1,8 @@
 /** What events, venues and organizers render alike: dates, permalinks, global ids (A.0). */
-import { utcToLocal } from '../../model/datetime.ts';
-import { PERMALINK_STATUSES } from '../../model/index.ts';
-import type { AttachmentRecord, EventRecord, LinkedRecord } from '../../store/store.ts';
-import type { Config } from '../config.ts';
+import { utcToLocal } from '../model/datetime.ts';
+import { PERMALINK_STATUSES } from '../model/index.ts';
+import type { Config } from '../server/config.ts';
+import type { AttachmentRecord, EventRecord, LinkedRecord } from '../store/store.ts';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 

@@ -3,7 +3,7 @@
  * inferred from the response schemas in src/model, the one source of truth.
  */
 import type { z } from 'zod';
-import type { EmbeddedTerm, Event, Image, Organizer, Venue } from '../../model/index.ts';
+import type { EmbeddedTerm, Event, Image, Organizer, Venue } from '../model/index.ts';
 
 export type WireEvent = z.output<typeof Event>;
 export type WireVenue = z.output<typeof Venue>;

@@ -13,8 +13,8 @@
  * Bounded by the summed length of the fragments; when full it starts over.
  */
 
-import type { AttachmentRecord, EventRecord, LinkedRecord, TermRecord } from '../../store/store.ts';
-import type { Config } from '../config.ts';
+import type { Config } from '../server/config.ts';
+import type { AttachmentRecord, EventRecord, LinkedRecord, TermRecord } from '../store/store.ts';
 import { eventHead, linkedOf, type Related, sortedTerms } from './event.ts';
 import { renderOrganizer, renderVenue } from './linked.ts';
 import { renderEmbeddedTerm } from './term.ts';

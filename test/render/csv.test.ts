@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { eventsToCsv, organizersToCsv, venuesToCsv } from '../../../src/server/formats/csv.ts';
-import type { WireEvent } from '../../../src/server/formats/wire.ts';
+import { eventsToCsv, organizersToCsv, venuesToCsv } from '../../src/render/csv.ts';
+import type { WireEvent } from '../../src/render/wire.ts';
 import {
   allDayBerlin,
   berlinEvent,

@@ -5,7 +5,7 @@
  *
  * Public: `decodeEntities`, `unautop`. Plain text from wire HTML is `htmlToText` in src/model/html.ts.
  */
-import { NAMED_ENTITIES } from '../../model/html.ts';
+import { NAMED_ENTITIES } from '../model/html.ts';
 
 const ENTITY = /&(?:#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6})|([A-Za-z][A-Za-z0-9]{1,31}));/g;
 

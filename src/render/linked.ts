@@ -1,7 +1,7 @@
 /** Venue and organizer representations (A.2): empty keys omitted, `json_ld` on singles. */
-import { escapeTitle, htmlToText, wpautop } from '../../model/html.ts';
-import type { AttachmentRecord, LinkedRecord, OrganizerRecord, VenueRecord } from '../../store/store.ts';
-import type { Config } from '../config.ts';
+import { escapeTitle, htmlToText, wpautop } from '../model/html.ts';
+import type { Config } from '../server/config.ts';
+import type { AttachmentRecord, LinkedRecord, OrganizerRecord, VenueRecord } from '../store/store.ts';
 import { globalIds, permalink, postDates, renderImage } from './post.ts';
 
 const isEmpty = (v: unknown) =>

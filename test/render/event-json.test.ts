@@ -1,12 +1,12 @@
 /**
- * List items from kept JSON fragments (src/server/render/event-json.ts) are the text
+ * List items from kept JSON fragments (src/render/event-json.ts) are the text
  * `JSON.stringify(renderEvent(…))` gives, also after the records they were made from change.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadRelated, renderEvent } from '../../../src/server/render/event.ts';
-import { EventListJson } from '../../../src/server/render/event-json.ts';
-import { JANE, seedAttachment, US_VENUE } from '../fixtures.ts';
-import { type Harness, makeApp } from '../harness.ts';
+import { loadRelated, renderEvent } from '../../src/render/event.ts';
+import { EventListJson } from '../../src/render/event-json.ts';
+import { JANE, seedAttachment, US_VENUE } from '../server/fixtures.ts';
+import { type Harness, makeApp } from '../server/harness.ts';
 
 let h: Harness;
 beforeEach(async () => {

@@ -5,10 +5,10 @@
  * is A.2's `POST /venues`. The other events vary one thing each and are derived with `makeEvent`.
  */
 
-import { dateDetails } from '../../../src/model/datetime.ts';
-import { Event } from '../../../src/model/index.ts';
-import type { WireEvent, WireOrganizer, WireVenue } from '../../../src/server/formats/wire.ts';
-import { EVENT_EXAMPLE, VENUE_EXAMPLE } from '../../fixtures/contract-examples.ts';
+import { dateDetails } from '../../src/model/datetime.ts';
+import { Event } from '../../src/model/index.ts';
+import type { WireEvent, WireOrganizer, WireVenue } from '../../src/render/wire.ts';
+import { EVENT_EXAMPLE, VENUE_EXAMPLE } from '../fixtures/contract-examples.ts';
 
 const SITE = 'https://cal.example.org';
 const API = `${SITE}/api/calendar/events/v1`;

@@ -1,7 +1,7 @@
 /** The two term shapes (A.3): embedded in events, and at the term endpoints. */
-import { TAXONOMIES, type TermKind } from '../../model/index.ts';
-import type { TermRecord } from '../../store/store.ts';
-import type { Config } from '../config.ts';
+import { TAXONOMIES, type TermKind } from '../model/index.ts';
+import type { Config } from '../server/config.ts';
+import type { TermRecord } from '../store/store.ts';
 
 const collection = (kind: TermKind, cfg: Config) => `${cfg.apiBase}/calendar/events/v1/${kind}`;
 

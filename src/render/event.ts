@@ -5,11 +5,12 @@
  * organizer and term of a list page is rendered once however many of its events show it.
  */
 
-import { type Caller, canRead } from '../../model/capabilities.ts';
-import { type ParsedCost, parseCost } from '../../model/cost.ts';
-import { dateDetails, isoWithOffset } from '../../model/datetime.ts';
-import { escapeTitle, htmlToText, wpautop } from '../../model/html.ts';
-import { timezoneAbbr } from '../../model/timezone-abbr.ts';
+import { type Caller, canRead } from '../model/capabilities.ts';
+import { type ParsedCost, parseCost } from '../model/cost.ts';
+import { dateDetails, isoWithOffset } from '../model/datetime.ts';
+import { escapeTitle, htmlToText, wpautop } from '../model/html.ts';
+import { timezoneAbbr } from '../model/timezone-abbr.ts';
+import type { Config } from '../server/config.ts';
 import type {
   AttachmentRecord,
   EventRecord,
@@ -18,8 +19,7 @@ import type {
   Store,
   TermRecord,
   VenueRecord,
-} from '../../store/store.ts';
-import type { Config } from '../config.ts';
+} from '../store/store.ts';
 import { organizerJsonLd, renderOrganizer, renderVenue, venueJsonLd } from './linked.ts';
 import { globalIds, permalink, postDates, renderImage } from './post.ts';
 import { renderEmbeddedTerm } from './term.ts';

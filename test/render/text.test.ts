@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEntities, unautop } from '../../../src/server/formats/text.ts';
+import { decodeEntities, unautop } from '../../src/render/text.ts';
 
 describe('decodeEntities', () => {
   it('decodes the references WordPress writes and leaves unknown ones', () => {
