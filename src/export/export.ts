@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { resolveConfig } from '../server/config.ts';
+import { resolveRenderConfig } from '../render/config.ts';
 import { openSqliteStore } from '../store/sqlite.ts';
 import type { Store } from '../store/store.ts';
 import { type ApiFeedOptions, ExportError, loadApiFeed } from './api-feed.ts';
@@ -57,7 +57,7 @@ export async function exportFeed(
   let host: string;
   let timezone: string | undefined;
   if (source.kind === 'store') {
-    const config = resolveConfig({ siteUrl: source.siteUrl, siteTimezone: source.siteTimezone });
+    const config = resolveRenderConfig({ siteUrl: source.siteUrl, siteTimezone: source.siteTimezone });
     data = loadStoreFeed(source.store, config, feed, now, feed.format === 'ics');
     host = config.host;
     timezone = config.siteTimezone;

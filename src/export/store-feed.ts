@@ -8,9 +8,9 @@
  * No item cap (TEC's own feed stops at 30 events): the list query asks for every match.
  */
 
+import type { RenderConfig } from '../render/config.ts';
 import { loadRelated, renderEvent } from '../render/event.ts';
 import type { WireEvent } from '../render/wire.ts';
-import type { Config } from '../server/config.ts';
 import type { EventQuery, EventTombstone, LinkedKind, Store } from '../store/store.ts';
 import { type FeedFilters, feedWindow } from './feed-spec.ts';
 
@@ -127,7 +127,7 @@ const utcDate = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
  */
 export function loadStoreFeed(
   store: Store,
-  cfg: Config,
+  cfg: RenderConfig,
   f: FeedFilters & { tombstoneDays: number },
   now: Date,
   withTombstones = true,

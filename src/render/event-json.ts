@@ -13,8 +13,8 @@
  * Bounded by the summed length of the fragments; when full it starts over.
  */
 
-import type { Config } from '../server/config.ts';
 import type { AttachmentRecord, EventRecord, LinkedRecord, TermRecord } from '../store/store.ts';
+import type { RenderConfig } from './config.ts';
 import { eventHead, linkedOf, type Related, sortedTerms } from './event.ts';
 import { renderOrganizer, renderVenue } from './linked.ts';
 import { renderEmbeddedTerm } from './term.ts';
@@ -26,7 +26,7 @@ interface Fragment<R> {
 }
 
 export class EventListJson {
-  readonly #cfg: Config;
+  readonly #cfg: RenderConfig;
   readonly #maxChars: number;
   readonly #keepHeads: boolean;
   #chars = 0;
@@ -34,7 +34,7 @@ export class EventListJson {
   readonly #linked = new Map<number, Fragment<LinkedRecord>>();
   readonly #terms = new Map<number, Fragment<TermRecord>>();
 
-  constructor(cfg: Config, maxChars = cfg.renderCacheChars, keepHeads = cfg.renderCacheEvents) {
+  constructor(cfg: RenderConfig, maxChars = cfg.renderCacheChars, keepHeads = cfg.renderCacheEvents) {
     this.#cfg = cfg;
     this.#maxChars = maxChars;
     this.#keepHeads = keepHeads;

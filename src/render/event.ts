@@ -10,7 +10,6 @@ import { type ParsedCost, parseCost } from '../model/cost.ts';
 import { dateDetails, isoWithOffset } from '../model/datetime.ts';
 import { escapeTitle, htmlToText, wpautop } from '../model/html.ts';
 import { timezoneAbbr } from '../model/timezone-abbr.ts';
-import type { Config } from '../server/config.ts';
 import type {
   AttachmentRecord,
   EventRecord,
@@ -20,6 +19,7 @@ import type {
   TermRecord,
   VenueRecord,
 } from '../store/store.ts';
+import type { RenderConfig } from './config.ts';
 import { organizerJsonLd, renderOrganizer, renderVenue, venueJsonLd } from './linked.ts';
 import { globalIds, permalink, postDates, renderImage } from './post.ts';
 import { renderEmbeddedTerm } from './term.ts';
@@ -72,10 +72,10 @@ export function loadRelated(
  * distinct costs, and parsing one (JSON, then A.6) took ~2 µs of every event rendered. The results
  * are shared between events, so they are frozen.
  */
-const parsedCosts = new WeakMap<Config, Map<string, ParsedCost>>();
+const parsedCosts = new WeakMap<RenderConfig, Map<string, ParsedCost>>();
 const MAX_PARSED_COSTS = 1_000;
 
-function costOf(stored: string | null, cfg: Config): ParsedCost {
+function costOf(stored: string | null, cfg: RenderConfig): ParsedCost {
   let byText = parsedCosts.get(cfg);
   if (!byText) {
     byText = new Map();
@@ -102,7 +102,7 @@ export interface RenderOptions {
 
 const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
 
-export function renderEvent(e: EventRecord, rel: Related, cfg: Config, opts: RenderOptions) {
+export function renderEvent(e: EventRecord, rel: Related, cfg: RenderConfig, opts: RenderOptions) {
   const { venue, organizers } = linkedOf(e, rel);
   const image = (id: number | null) => (id ? rel.attachments.get(id) : undefined);
   // Singles carry json_ld in their venue and organizers, so only list renderings are shared.
@@ -145,7 +145,7 @@ export function renderEvent(e: EventRecord, rel: Related, cfg: Config, opts: Ren
 export function eventHead(
   e: EventRecord,
   image: AttachmentRecord | undefined,
-  cfg: Config,
+  cfg: RenderConfig,
 ): Record<string, unknown> {
   const url = permalink(e, cfg);
   const cost = costOf(e.cost, cfg);
@@ -235,7 +235,7 @@ function eventJsonLd(
   venue: VenueRecord | undefined,
   organizers: OrganizerRecord[],
   costValues: string[],
-  cfg: Config,
+  cfg: RenderConfig,
 ): Record<string, unknown> {
   const ld: Record<string, unknown> = {
     '@context': 'http://schema.org',

@@ -1,7 +1,7 @@
 /** Venue and organizer representations (A.2): empty keys omitted, `json_ld` on singles. */
 import { escapeTitle, htmlToText, wpautop } from '../model/html.ts';
-import type { Config } from '../server/config.ts';
 import type { AttachmentRecord, LinkedRecord, OrganizerRecord, VenueRecord } from '../store/store.ts';
+import type { RenderConfig } from './config.ts';
 import { globalIds, permalink, postDates, renderImage } from './post.ts';
 
 const isEmpty = (v: unknown) =>
@@ -24,7 +24,7 @@ export function stateprovince(v: VenueRecord): string {
   return !v.country || v.country === 'United States' ? v.state : v.province;
 }
 
-function head(p: LinkedRecord, cfg: Config) {
+function head(p: LinkedRecord, cfg: RenderConfig) {
   return {
     id: p.id,
     author: String(p.author),
@@ -37,7 +37,7 @@ function head(p: LinkedRecord, cfg: Config) {
 export function renderVenue(
   v: VenueRecord,
   image: AttachmentRecord | undefined,
-  cfg: Config,
+  cfg: RenderConfig,
   single: boolean,
 ): Record<string, unknown> {
   const out = compact({
@@ -65,7 +65,7 @@ export function renderVenue(
 export function renderOrganizer(
   o: OrganizerRecord,
   image: AttachmentRecord | undefined,
-  cfg: Config,
+  cfg: RenderConfig,
   single: boolean,
 ): Record<string, unknown> {
   const out = compact({
@@ -85,7 +85,7 @@ export function renderOrganizer(
 export function renderLinked(
   p: LinkedRecord,
   image: AttachmentRecord | undefined,
-  cfg: Config,
+  cfg: RenderConfig,
   single: boolean,
 ): Record<string, unknown> {
   return p.kind === 'venue' ? renderVenue(p, image, cfg, single) : renderOrganizer(p, image, cfg, single);

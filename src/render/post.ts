@@ -1,8 +1,8 @@
 /** What events, venues and organizers render alike: dates, permalinks, global ids (A.0). */
 import { utcToLocal } from '../model/datetime.ts';
 import { PERMALINK_STATUSES } from '../model/index.ts';
-import type { Config } from '../server/config.ts';
 import type { AttachmentRecord, EventRecord, LinkedRecord } from '../store/store.ts';
+import type { RenderConfig } from './config.ts';
 
 export const ZERO_DATE = '0000-00-00 00:00:00';
 
@@ -10,7 +10,7 @@ type Post = EventRecord | LinkedRecord;
 
 const POST_TYPE = { event: 'tribe_events', venue: 'tribe_venue', organizer: 'tribe_organizer' } as const;
 
-export function postDates(p: Post, cfg: Config) {
+export function postDates(p: Post, cfg: RenderConfig) {
   // WordPress keeps `post_date_gmt` at zero while a draft's date floats (A.0).
   const floating = p.date_utc === null;
   const dateUtc = p.date_utc ?? p.modified_utc;
@@ -22,13 +22,13 @@ export function postDates(p: Post, cfg: Config) {
   };
 }
 
-export function permalink(p: Post, cfg: Config): string {
+export function permalink(p: Post, cfg: RenderConfig): string {
   return PERMALINK_STATUSES.has(p.status) && p.slug
     ? `${cfg.siteUrl}/${p.kind}/${p.slug}/`
     : `${cfg.siteUrl}/?post_type=${POST_TYPE[p.kind]}&p=${p.id}`;
 }
 
-export function globalIds(id: number, cfg: Config) {
+export function globalIds(id: number, cfg: RenderConfig) {
   const gid = `${cfg.host}?id=${id}`;
   return { global_id: gid, global_id_lineage: [gid] };
 }

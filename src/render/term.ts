@@ -1,18 +1,18 @@
 /** The two term shapes (A.3): embedded in events, and at the term endpoints. */
 import { TAXONOMIES, type TermKind } from '../model/index.ts';
-import type { Config } from '../server/config.ts';
 import type { TermRecord } from '../store/store.ts';
+import type { RenderConfig } from './config.ts';
 
-const collection = (kind: TermKind, cfg: Config) => `${cfg.apiBase}/calendar/events/v1/${kind}`;
+const collection = (kind: TermKind, cfg: RenderConfig) => `${cfg.apiBase}/calendar/events/v1/${kind}`;
 
-function termUrls(t: TermRecord, cfg: Config) {
+function termUrls(t: TermRecord, cfg: RenderConfig) {
   const base = collection(t.kind, cfg);
   const urls: Record<string, string> = { self: `${base}/${t.id}`, collection: base };
   if (t.parent) urls.up = `${base}/${t.parent}`;
   return urls;
 }
 
-export function renderEmbeddedTerm(t: TermRecord, cfg: Config) {
+export function renderEmbeddedTerm(t: TermRecord, cfg: RenderConfig) {
   return {
     name: t.name,
     slug: t.slug,
@@ -29,7 +29,7 @@ export function renderEmbeddedTerm(t: TermRecord, cfg: Config) {
 }
 
 /** `ancestors` are the parent chain's slugs, root first, for the category permalink. */
-export function renderTerm(t: TermRecord, cfg: Config, ancestors: string[], withLinks: boolean) {
+export function renderTerm(t: TermRecord, cfg: RenderConfig, ancestors: string[], withLinks: boolean) {
   const urls = termUrls(t, cfg);
   const out: Record<string, unknown> = {
     id: t.id,
