@@ -58,7 +58,7 @@ export interface AppOptions extends ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Extra authentication schemes by lower-case name (`basic` and `bearer` are built in). */
   schemes?: Record<string, SchemeHandler>;
-  /** Demo mode (src/server/demo.ts): the landing and docs pages show when the data is next reset. */
+  /** Demo mode (src/embedded/demo.ts): the landing and docs pages show when the data is next reset. */
   demo?: DemoSchedule;
   /** Feeds served at /feeds/<name>.ics (src/export/feed-spec.ts); default one, `all`. */
   feeds?: readonly FeedSpec[];

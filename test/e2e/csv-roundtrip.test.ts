@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as exportMain } from '../../src/cli/export.ts';
 import { main as importMain } from '../../src/cli/import.ts';
+import { openLocalTarget } from '../../src/embedded/local-target.ts';
 import { htmlToText } from '../../src/model/html.ts';
-import { openLocalTarget } from '../../src/writer/index.ts';
 import { tempDir } from '../writer/setup.ts';
 import { runCli, SAMPLE_ICS } from './helpers.ts';
 

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DemoReset, nextMidnightUtc } from '../../src/embedded/demo.ts';
 import { createOAuthClient } from '../../src/server/auth/oauth-clients.ts';
-import { DemoReset, nextMidnightUtc } from '../../src/server/demo.ts';
-import { type Harness, makeApp } from './harness.ts';
+import { type Harness, makeApp } from '../server/harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SAMPLE = join(ROOT, 'samples/community-calendar.ics');

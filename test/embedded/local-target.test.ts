@@ -4,10 +4,11 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LOCAL_USER, openLocalTarget } from '../../src/embedded/local-target.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
-import { createHttpTransport, LOCAL_USER, openLocalTarget } from '../../src/writer/index.ts';
-import { targetContract } from './contract.ts';
-import { bodyOf, startServer, tempDir } from './setup.ts';
+import { createHttpTransport } from '../../src/writer/index.ts';
+import { targetContract } from '../writer/contract.ts';
+import { bodyOf, startServer, tempDir } from '../writer/setup.ts';
 
 targetContract('the local target', async () => {
   const tmp = await tempDir();

@@ -14,16 +14,16 @@ import { storageError } from '../server/errors.ts';
 import { describeFault, storageFault } from '../store/errors.ts';
 import { openSqliteStore } from '../store/sqlite.ts';
 import type { Store, UserRecord } from '../store/store.ts';
-import { createTarget } from './api-target.ts';
-import type { RequesterOptions } from './requester.ts';
-import type { Target } from './target.ts';
+import { createTarget } from '../writer/api-target.ts';
+import type { RequesterOptions } from '../writer/requester.ts';
+import type { Target } from '../writer/target.ts';
 import {
   flattenHeaders,
   queryString,
   type Transport,
   type TransportRequest,
   type TransportResponse,
-} from './transport.ts';
+} from '../writer/transport.ts';
 
 export const LOCAL_USER = 'calsync';
 /** Requests in flight, and so writes per commit; past ~50 a larger group saves little and holds the lock longer. */

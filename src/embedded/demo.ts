@@ -21,7 +21,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { fileRunSpec } from '../pipeline/file-run-spec.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
 import type { Store } from '../store/store.ts';
-import { LOCAL_USER, openLocalTarget } from '../writer/local.ts';
+import { LOCAL_USER, openLocalTarget } from './local-target.ts';
 
 /** Tables that are not demo content: who may sign in, and the key their tokens are signed with. */
 const KEPT_TABLES = new Set(['users', 'app_passwords', 'oauth_clients', 'signing_keys']);
@@ -183,7 +183,7 @@ export class DemoReset {
     });
   }
 
-  /** The served store's `calsync` administrator, who owns imported content (writer/local.ts). */
+  /** The served store's `calsync` administrator, who owns imported content (local-target.ts). */
   #owner(): number {
     const { store } = this.#o;
     const user =
