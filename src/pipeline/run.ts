@@ -4,7 +4,7 @@
  * specs and options; everything here is sequencing, the work is in the modules it calls.
  *
  * Around the plan: a remote source that answers 304 ends the run before it (read-source.ts); a state that
- * knows nothing of this pipeline is first rebuilt from the target (state/rebuild.ts), so that items an
+ * knows nothing of this pipeline is first rebuilt from the target (rebuild-state.ts), so that items an
  * earlier run wrote are taken over, not created again; under preserve-local-edits, the target's current
  * version of each item the source changed is read, so that the plan can keep what was edited there.
  */
@@ -13,7 +13,6 @@ import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { SourceProblem, SourceResult } from '../sources/record.ts';
 import { acquireLock } from '../state/lock.ts';
-import { rebuildState } from '../state/rebuild.ts';
 import { type StateItem, SyncState } from '../state/sync-state.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { apply, type ItemResult } from './apply.ts';
@@ -21,6 +20,7 @@ import { ConfigError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
 import { changedItems, type Plan, type Policies, plan } from './plan.ts';
 import { cacheFingerprints, readSource, type SourceSpec, sourceLabel } from './read-source.ts';
+import { rebuildState } from './rebuild-state.ts';
 import { conflictsOf, emptyCounts, type RunReport, tally } from './report.ts';
 
 export type { SourceSpec } from './read-source.ts';

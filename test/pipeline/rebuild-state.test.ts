@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalTarget } from '../../src/embedded/local-target.ts';
 import type { Desired } from '../../src/pipeline/desired.ts';
 import { eventSlug, mapRecords } from '../../src/pipeline/map.ts';
+import { REBUILT, rebuildState, slugSuffix } from '../../src/pipeline/rebuild-state.ts';
 import type { EventRecord } from '../../src/sources/record.ts';
-import { REBUILT, rebuildState, slugSuffix } from '../../src/state/rebuild.ts';
 import type { Target } from '../../src/writer/target.ts';
 import { tempDir } from '../writer/setup.ts';
 

@@ -14,11 +14,11 @@
  */
 import { comparableText } from '../model/html.ts';
 import type { Kind } from '../model/kind.ts';
-import { canonical, type Desired, hashOf } from '../pipeline/desired.ts';
-import { fieldHashes } from '../pipeline/local-edits.ts';
+import type { StateItem } from '../state/sync-state.ts';
 import { resendBody } from '../writer/resend-body.ts';
 import type { Remote, Target } from '../writer/target.ts';
-import type { StateItem } from './sync-state.ts';
+import { canonical, type Desired, hashOf } from './desired.ts';
+import { fieldHashes } from './local-edits.ts';
 
 /** State hash of a taken-over item that differs from the source (or cannot be compared): updated next. */
 export const REBUILT = 'rebuilt';
