@@ -94,13 +94,19 @@ describe('folders of src/ import downward only', () => {
     ).toEqual([]);
   });
 
-  it('names the file, line and import that goes up', () => {
+  it('names the file, line and import that goes up or sideways', () => {
     const path = join(SRC, 'store', 'x.ts');
-    const text =
-      "import { a } from './y.ts';\n\nimport type { B } from '../server/app.ts';\nawait import('../cli/io.ts');\n";
+    const text = [
+      "import { a } from './y.ts';",
+      "import { m } from '../model/index.ts';",
+      "import type { B } from '../server/app.ts';",
+      "export { w } from '../writer/target.ts';",
+      "const io = await import('../cli/io.ts');",
+    ].join('\n');
     expect(violations([{ path, text }])).toEqual([
       "src/store/x.ts:3 imports '../server/app.ts': store (floor 1) imports upward from server (floor 5)",
-      "src/store/x.ts:4 imports '../cli/io.ts': store (floor 1) imports upward from cli (floor 7)",
+      "src/store/x.ts:4 imports '../writer/target.ts': store and writer share floor 1",
+      "src/store/x.ts:5 imports '../cli/io.ts': store (floor 1) imports upward from cli (floor 7)",
     ]);
   });
 });
