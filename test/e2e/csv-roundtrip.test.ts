@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as exportMain } from '../../src/cli/export.ts';
 import { main as importMain } from '../../src/cli/import.ts';
+import { main as syncMain } from '../../src/cli/sync.ts';
 import { htmlToText } from '../../src/model/html.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
 import { tempDir } from '../writer/setup.ts';
@@ -133,6 +134,23 @@ describe('npm run export --format csv, then npm run import of its files', () => 
     expect(await linked(data, 'venue', ['venue', 'address', 'city'])).toEqual([
       { venue: 'Hall, upstairs', address: '2 Low St', city: 'Shelbyville' },
       { venue: 'Town Hall', address: '1 High St', city: 'Springfield' },
+    ]);
+  });
+
+  it('kind: organizers in a pipeline file does what --kind does', async () => {
+    const file = join(dir.dir, 'hosts.csv');
+    await writeFile(file, 'Name,Email\n"Okafor, Grace",grace@example.org\nJo,jo@example.org\n');
+    const data = join(dir.dir, 'hosts.db');
+    const pipeline = join(dir.dir, 'hosts.yaml');
+    await writeFile(
+      pipeline,
+      `name: hosts\nsource: { type: csv, path: ${JSON.stringify(file)}, kind: organizers }\ntarget: { data: ${JSON.stringify(data)} }\n`,
+    );
+    const run = await runCli(syncMain, [pipeline]);
+    expect(run.code, run.stdout).toBe(0);
+    expect(await linked(data, 'organizer', ['organizer', 'email'])).toEqual([
+      { organizer: 'Jo', email: 'jo@example.org' },
+      { organizer: 'Okafor, Grace', email: 'grace@example.org' },
     ]);
   });
 });
