@@ -10,6 +10,7 @@ import { main as exportMain } from '../../src/cli/export.ts';
 import { main as importMain } from '../../src/cli/import.ts';
 import { main as syncMain } from '../../src/cli/sync.ts';
 import { htmlToText } from '../../src/model/html.ts';
+import { openSqliteStore } from '../../src/server/store/sqlite.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
 import { tempDir } from '../writer/setup.ts';
 import { runCli, SAMPLE_ICS } from './helpers.ts';
@@ -81,6 +82,18 @@ async function linked(data: string, kind: 'venue' | 'organizer', fields: string[
   }
 }
 
+/** Title, start, description and excerpt of every published event, as the store holds them. */
+function storedTexts(data: string): string[][] {
+  const store = openSqliteStore(data);
+  try {
+    const visibility = { statuses: ['publish' as const], ownStatuses: [], ownerId: null };
+    const { items } = store.listEvents({ offset: 0, limit: 100_000, visibility, withHidden: true });
+    return items.map((e) => [e.title, e.start_utc, e.description, e.excerpt]).sort();
+  } finally {
+    store.close();
+  }
+}
+
 const VENUE_FIELDS = ['venue', 'address', 'city', 'country', 'zip', 'phone', 'website'];
 const ORGANIZER_FIELDS = ['organizer', 'email', 'phone', 'website'];
 
@@ -109,6 +122,8 @@ describe('npm run export --format csv, then npm run import of its files', () => 
     // Names with commas (`Okafor, Grace`) came back as one organizer each, with their e-mail.
     expect(a.some((e) => (e.organizers as Doc[]).some((o) => String(o?.organizer).includes(',')))).toBe(true);
     expect(b).toEqual(a);
+    // The texts as stored, not only as their HTML shows them.
+    expect(await storedTexts(second)).toEqual(await storedTexts(first));
 
     // The venues and organizers files alone import as venues and organizers (TEC's importer takes them so).
     const third = join(dir.dir, 'third.db');

@@ -209,6 +209,8 @@ export interface EventQuery {
   featured?: boolean;
   /** Exactly these ids: date bounds are ignored and hidden events are listed. */
   include?: number[];
+  /** Events hidden from listings (`hide_from_listings`) are listed too: a CSV export is data, not a listing. */
+  withHidden?: boolean;
   /** `post_parent` was given: events have no parents, so nothing matches. */
   matchNothing?: boolean;
   visibility: Visibility;

@@ -116,7 +116,8 @@ export async function readLinkedCsv(
     const item: Record<string, string> = {};
     row.forEach((cell, at) => {
       const field = fields[at];
-      const value = unescapeFormula(cell).trim();
+      // A description as written (blank lines and all, as stored); other fields trimmed.
+      const value = field === 'description' ? unescapeFormula(cell) : unescapeFormula(cell).trim();
       if (field !== undefined && value !== '' && item[field] === undefined) item[field] = value;
     });
     if (item.name !== undefined && !items.has(fold(item.name))) {

@@ -37,6 +37,12 @@ export function readRow(
     const value = at === undefined ? undefined : unescapeFormula(cells[at] ?? '').trim();
     return value === '' ? undefined : value;
   };
+  // Texts as written, blanks and blank lines included: an export read back gives the stored text.
+  const text = (field: 'description' | 'excerpt'): string | undefined => {
+    const at = columns[field];
+    const value = at === undefined ? '' : unescapeFormula(cells[at] ?? '');
+    return value === '' ? undefined : value;
+  };
   const fail = (code: string, field: CsvField, reason: string) =>
     problems.push(problem('error', code, `row dropped: ${field}: ${reason}`, { file, line, field }));
   const flag = (field: CsvField): boolean | undefined => {
@@ -94,8 +100,8 @@ export function readRow(
   };
   if (id !== undefined) record.uid = id;
   const optional: [keyof EventRecord, string | undefined][] = [
-    ['description', cell('description')],
-    ['excerpt', cell('excerpt')],
+    ['description', text('description')],
+    ['excerpt', text('excerpt')],
     ['url', cell('url')],
     ['image', cell('image')],
     ['cost', cost(cell('cost'), cell('currency_symbol') ?? cell('currency_code'), cell('currency_position'))],
