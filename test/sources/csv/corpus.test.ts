@@ -69,6 +69,15 @@ const CORPUS_STYLES: Record<string, Style> = {
     'Lesung | 2027-03-14 19:00 | 2027-03-14 19:00 | Stadtbibliothek',
     'Flohmarkt | 2027-04-03 08:00 | 2027-04-03 14:00 | Marktplatz',
   ] },
+  'apple-numbers-datetime-en.csv': { events: [
+    "Carol concert | 2026-12-25 18:00 | 2026-12-25 19:30 | St Mary's",
+    'New Year brunch | 2027-01-01 11:00 | 2027-01-01 14:00 | Riverside Café',
+    'Twelfth night | 2027-01-06 19:00 | 2027-01-06 19:00 | The Crown',
+  ] },
+  'apple-numbers-datetime-de.csv': { events: [
+    'Weihnachtskonzert | 2026-12-25 18:00 | 2026-12-25 19:30 | Marienkirche',
+    'Neujahrsempfang | 2027-01-01 11:00 | 2027-01-01 14:00 | Rathaus',
+  ] },
   'excel-en-us.csv': { events: [
     'Pancake breakfast | 2027-03-04 08:00 | 2027-03-04 11:00 | Fire Hall',
     'Charity run | 2027-03-21 09:00 | 2027-03-21 12:00 | Riverside Park',
