@@ -45,6 +45,8 @@ export interface VenueRecord {
   country?: string;
   phone?: string;
   website?: string;
+  /** Image URL (a venues CSV's featured_image). */
+  image?: string;
   latitude?: number;
   longitude?: number;
 }
@@ -56,6 +58,8 @@ export interface OrganizerRecord {
   email?: string;
   phone?: string;
   website?: string;
+  /** Image URL (an organizers CSV's featured_image). */
+  image?: string;
 }
 
 export interface EventRecord {

@@ -14,10 +14,11 @@ import { DEFAULT_MAPPING } from '../../src/pipeline/definition.ts';
 import type { Desired } from '../../src/pipeline/desired.ts';
 import { mapRecords } from '../../src/pipeline/map.ts';
 import { decodeEntities } from '../../src/server/formats/text.ts';
-import { venueOf, type WireEvent } from '../../src/server/formats/wire.ts';
+import { imageUrl, venueOf, type WireEvent } from '../../src/server/formats/wire.ts';
 import { readCsv } from '../../src/sources/csv/index.ts';
 import { readLinkedCsv, withLinked } from '../../src/sources/csv/linked.ts';
 import type { OrganizerRecord, Standalone, VenueRecord } from '../../src/sources/record.ts';
+import { seedAttachment } from '../server/fixtures.ts';
 import { type Harness, makeApp, NOW, SITE } from '../server/harness.ts';
 
 const ZONES = ['UTC', 'Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'Australia/Sydney'];
@@ -64,6 +65,7 @@ const eventArb = fc.record({
   hide: fc.boolean(),
   showMap: fc.boolean(),
   showMapLink: fc.boolean(),
+  image: fc.boolean(),
   cost: fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
   website: fc.option(fc.constantFrom('https://example.org/a', 'https://example.org/b?x=1,2'), {
     nil: undefined,
@@ -94,9 +96,11 @@ function body(g: Generated, n: number, run: string): Record<string, unknown> {
     show_map_link: g.showMapLink,
     ...(g.cost === undefined ? {} : { cost: `€${g.cost}` }),
     ...(g.website === undefined ? {} : { website: g.website }),
-    ...(g.venue === undefined ? {} : { venue: VENUES[g.venue] }),
+    ...(g.image ? { image: images.event } : {}),
+    ...(g.venue === undefined ? {} : { venue: { ...VENUES[g.venue], image: images.venue } }),
     organizer: g.organizers.map((name) => ({
       organizer: name,
+      image: images.organizer,
       description: ` ${name}:\n\n\n a bio  `,
       email: `${name.replace(/\W/g, '').toLowerCase() || 'x'}@example.org`,
       phone: '+44 20 7946 0000',
@@ -108,8 +112,13 @@ function body(g: Generated, n: number, run: string): Record<string, unknown> {
 
 let h: Harness;
 let runs = 0;
+/** Attachment ids of the images events, venues and organizers get. */
+const images = { event: 0, venue: 0, organizer: 0 };
 beforeAll(async () => {
   h = await makeApp();
+  for (const kind of ['event', 'venue', 'organizer'] as const) {
+    images[kind] = seedAttachment(h.store, { url: `${SITE}/uploads/2026/11/${kind}.png` }).id;
+  }
 });
 afterAll(async () => {
   await h.app.close();
@@ -161,6 +170,7 @@ function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boole
     show_map_link: w.show_map_link,
     cost: w.cost,
     website: own,
+    image: imageUrl(w.image),
   });
   const byKey = (key: string | undefined) => entities.find((e) => e.key === key);
   expect((back?.refs.categories ?? []).map((k) => byKey(k)?.label.toLowerCase()).sort()).toEqual(
@@ -179,6 +189,7 @@ function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boole
       email: o.email,
       phone: o.phone,
       description: h.store.getLinked('organizer', o.id)?.description,
+      image: imageUrl(o.image),
     });
   }
   if (venue) {
@@ -187,7 +198,8 @@ function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boole
         .filter((f) => typeof venue[f] === 'string' && venue[f] !== '')
         .map((f) => [f, text(venue[f])]),
     );
-    expect(venueBack?.fields).toMatchObject(expected);
+    expect(venueBack?.fields).toMatchObject({ ...expected, image: imageUrl(venue.image) });
+    expect(venueBack?.fields.image).toMatch(/venue\.png$/);
     const description = h.store.getLinked('venue', venue.id)?.description;
     expect(venueBack?.fields.description).toBe(description || undefined);
     if (venue.stateprovince) expect(venueBack?.fields.state).toBe(venue.stateprovince);

@@ -56,6 +56,9 @@ const VENUE_COLUMNS: Record<string, keyof VenueRecord> = {
   venuewebsite: 'website',
   website: 'website',
   url: 'website',
+  featuredimage: 'image',
+  venueimage: 'image',
+  image: 'image',
 };
 const ORGANIZER_COLUMNS: Record<string, keyof OrganizerRecord> = {
   organizername: 'name',
@@ -70,6 +73,9 @@ const ORGANIZER_COLUMNS: Record<string, keyof OrganizerRecord> = {
   url: 'website',
   organizerphone: 'phone',
   phone: 'phone',
+  featuredimage: 'image',
+  organizerimage: 'image',
+  image: 'image',
 };
 
 /** `x.csv` → `x.venues.csv`. */

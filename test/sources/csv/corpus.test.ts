@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CsvOptions, readCsv } from '../../../src/sources/csv/index.ts';
+import { readLinkedCsv } from '../../../src/sources/csv/linked.ts';
 import type { TimeValue } from '../../../src/sources/record.ts';
 
 const CORPUS = join(import.meta.dirname, '../../fixtures/csv/corpus');
@@ -230,6 +231,25 @@ describe('the CSV corpus', () => {
       display: { sticky: true, hide_from_listings: false, show_map: false, show_map_link: true },
       categories: ['Music', 'Jazz'],
       description: 'Two sets,\r\none break', // the export's CRLF inside a quoted cell
+    });
+    const venues = await readLinkedCsv(
+      readFileSync(join(CORPUS, 'tec-export.venues.csv')),
+      'venues',
+      'v.csv',
+    );
+    expect(venues.items.get('the old mill')).toMatchObject({
+      address: '1 Mill Lane, Unit 2',
+      phone: '+44 1632 960000',
+      image: 'https://mill.example.org/mill.jpg',
+    });
+    const hosts = await readLinkedCsv(
+      readFileSync(join(CORPUS, 'tec-export.organizers.csv')),
+      'organizers',
+      'o.csv',
+    );
+    expect(hosts.items.get('jo bloggs')).toMatchObject({
+      description: 'Runs the quiz.\n\n\nAsk at the bar. ',
+      image: 'https://jo.example.org/jo.png',
     });
     expect(tec.records[2].cost).toBe('EUR10'); // a currency code with no symbol is kept
     expect((await read('currency-code.csv')).records[0].cost).toBe('CHF35');
