@@ -126,12 +126,25 @@ export async function readLinkedCsv(
       const value = field === 'description' ? unescapeFormula(cell) : unescapeFormula(cell).trim();
       if (field !== undefined && value !== '' && item[field] === undefined) item[field] = value;
     });
+    if (kind === 'venues') provinceOutsideUs(item);
     if (item.name !== undefined && !items.has(fold(item.name))) {
       const origin = { file, line: parsed[at + 1].info.lines };
       items.set(fold(item.name), { ...(item as unknown as VenueRecord), origin });
     }
   }
   return { items, problems };
+}
+
+/**
+ * TEC's one `venue_state` column holds the wire's `stateprovince`: the state of a venue in the US (or
+ * without a country), else its province (server/render/linked.ts). Read back the same way, so that the
+ * venue shows the same `stateprovince` again.
+ */
+function provinceOutsideUs(item: Record<string, string>): void {
+  const us = item.country === undefined || item.country === 'United States';
+  if (us || item.state === undefined || item.province !== undefined) return;
+  item.province = item.state;
+  delete item.state;
 }
 
 /** The records with the fields of the venues and organizers they name filled from `linked`. */
