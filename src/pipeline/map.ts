@@ -102,6 +102,9 @@ export function mapRecords(
       all_day: times.allDay,
       status: options.status,
       cost: record.cost ?? '',
+      // Only when the source names one: an empty field in every event would change the hash of each one
+      // already written, and rewrite them all once.
+      ...(record.currencyCode ? { currency_code: record.currencyCode } : {}),
       website: record.url && /^https?:\/\//i.test(record.url) ? record.url : '',
       image: record.image ?? '',
       featured: record.featured ?? options.featured,

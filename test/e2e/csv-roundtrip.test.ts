@@ -13,7 +13,7 @@ import { htmlToText } from '../../src/model/html.ts';
 import { openSqliteStore } from '../../src/server/store/sqlite.ts';
 import { openLocalTarget } from '../../src/writer/index.ts';
 import { tempDir } from '../writer/setup.ts';
-import { runCli, SAMPLE_ICS } from './helpers.ts';
+import { ROOT, runCli, SAMPLE_ICS } from './helpers.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeAll(async () => {
@@ -135,6 +135,32 @@ describe('npm run export --format csv, then npm run import of its files', () => 
     expect(await linked(third, 'organizer', ORGANIZER_FIELDS)).toEqual(
       await linked(first, 'organizer', ORGANIZER_FIELDS),
     );
+  });
+
+  it('keeps a currency code column through import, export and import again', async () => {
+    const source = join(ROOT, 'test/fixtures/csv/corpus/tec-import-currency.csv');
+    const codes = async (data: string) => {
+      const target = await openLocalTarget({ dataFile: data });
+      try {
+        const found: string[] = [];
+        for await (const { body } of target.list('event')) {
+          const details = body.cost_details as Doc;
+          found.push(`${text(body.title)} ${body.cost} ${details.currency_code}`);
+        }
+        return found.sort();
+      } finally {
+        await target.close();
+      }
+    };
+    const first = join(dir.dir, 'priced.db');
+    expect((await runCli(importMain, [source, '--data', first, '--quiet'])).code).toBe(0);
+    expect(await codes(first)).toEqual(['Jazz brunch $25 USD', 'Open day Free ', 'Wine fair 12€ EUR']);
+    const out = join(dir.dir, 'priced.csv');
+    const exported = await runCli(exportMain, ['--data', first, '--format', 'csv', '--out', out]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const second = join(dir.dir, 'priced-again.db');
+    expect((await runCli(importMain, [out, '--data', second, '--quiet'])).code).toBe(0);
+    expect(await codes(second)).toEqual(await codes(first));
   });
 
   it('--kind venues reads a list whose header does not say so', async () => {

@@ -68,6 +68,7 @@ const eventArb = fc.record({
   showMapLink: fc.boolean(),
   image: fc.boolean(),
   cost: fc.option(fc.integer({ min: 1, max: 200 }), { nil: undefined }),
+  currency: fc.option(fc.constantFrom('EUR', 'USD', 'CHF'), { nil: undefined }),
   website: fc.option(fc.constantFrom('https://example.org/a', 'https://example.org/b?x=1,2'), {
     nil: undefined,
   }),
@@ -96,6 +97,7 @@ function body(g: Generated, n: number, run: string): Record<string, unknown> {
     show_map: g.showMap,
     show_map_link: g.showMapLink,
     ...(g.cost === undefined ? {} : { cost: `€${g.cost}` }),
+    ...(g.currency === undefined ? {} : { currency_code: g.currency }),
     ...(g.website === undefined ? {} : { website: g.website }),
     ...(g.image ? { image: images.event } : {}),
     ...(g.venue === undefined ? {} : { venue: { ...VENUES[g.venue], image: images.venue } }),
@@ -173,6 +175,8 @@ function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boole
     website: own,
     image: imageUrl(w.image),
   });
+  expect(w.cost_details.currency_code).toBe(g.currency ?? '');
+  expect(back?.fields.currency_code).toBe(g.currency);
   const byKey = (key: string | undefined) => entities.find((e) => e.key === key);
   expect((back?.refs.categories ?? []).map((k) => byKey(k)?.label.toLowerCase()).sort()).toEqual(
     names(w.categories),

@@ -6,6 +6,7 @@
 // typo in the description updates the event instead of creating a second one.
 
 import { createHash } from 'node:crypto';
+import { CURRENCY_CODE } from '../../model/cost.ts';
 import type { EventRecord, OrganizerRecord, SourceProblem, VenueRecord } from '../record.ts';
 import type { ColumnMap, CsvField } from './columns.ts';
 import type { DateOrder } from './dates.ts';
@@ -107,6 +108,14 @@ export function readRow(
     ['cost', cost(cell('cost'), cell('currency_symbol') ?? cell('currency_code'), cell('currency_position'))],
   ];
   for (const [name, value] of optional) if (value !== undefined) Object.assign(record, { [name]: value });
+  const code = cell('currency_code');
+  if (code !== undefined && CURRENCY_CODE.test(code)) record.currencyCode = code.toUpperCase();
+  else if (code !== undefined) {
+    const message = `currency_code: expected a three-letter ISO 4217 code such as EUR, got ${JSON.stringify(code)}; not kept`;
+    problems.push(
+      problem('warning', CSV_PROBLEMS.badCurrencyCode, message, { file, line, field: 'currency_code' }),
+    );
+  }
   if (featured !== undefined) record.featured = featured;
   if (Object.keys(display).length > 0) record.display = display;
   const place = venue(cell);

@@ -174,6 +174,11 @@ const CORPUS_STYLES: Record<string, Style> = {
     'Wine tasting | 2027-09-10 19:00 | 2027-09-10 19:00 | ',
     'Cheese course | 2027-09-17 19:00 | 2027-09-17 19:00 | ',
   ] },
+  'tec-import-currency.csv': { events: [
+    'Jazz brunch | 2027-05-02 11:00 | 2027-05-02 14:00 | ',
+    'Wine fair | 2027-05-08 15:00 | 2027-05-08 20:00 | ',
+    'Open day | 2027-05-15 10:00 | 2027-05-15 16:00 | ',
+  ] },
   'ambiguous-dates.csv': { flag: { name: '--date-format', options: { dateFormat: 'DD/MM/YYYY' } }, events: [
     'Coffee morning | 2027-04-03 10:00 | 2027-04-03 10:00 | ',
     'Book swap | 2027-06-05 14:00 | 2027-06-05 14:00 | ',
@@ -251,8 +256,17 @@ describe('the CSV corpus', () => {
       description: 'Runs the quiz.\n\n\nAsk at the bar. ',
       image: 'https://jo.example.org/jo.png',
     });
-    expect(tec.records[2].cost).toBe('EUR10'); // a currency code with no symbol is kept
-    expect((await read('currency-code.csv')).records[0].cost).toBe('CHF35');
+    expect(tec.records[2]).toMatchObject({ cost: 'EUR10', currencyCode: 'EUR' }); // a code with no symbol
+    expect((await read('currency-code.csv')).records[0]).toMatchObject({
+      cost: 'CHF35',
+      currencyCode: 'CHF',
+    });
+    const priced = (await read('tec-import-currency.csv')).records;
+    expect(priced.map((r) => [r.cost, r.currencyCode])).toEqual([
+      ['$25', 'USD'],
+      ['12€', 'EUR'],
+      ['0', undefined],
+    ]);
     expect((await read('tec-import-sample.csv')).records[0]).toMatchObject({
       cost: 'Free',
       organizers: [{ name: "Mayor's Office" }],
