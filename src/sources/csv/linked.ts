@@ -32,7 +32,8 @@ export interface LinkedDetails {
 }
 
 // Header (normalised) → record field, TEC's export keys first, then plain names.
-const VENUE_COLUMNS: Record<string, keyof VenueRecord> = {
+// `address2`: joined to the address once read (secondAddressLine).
+const VENUE_COLUMNS: Record<string, keyof VenueRecord | 'address2'> = {
   venuename: 'name',
   venue: 'name',
   name: 'name',
@@ -42,6 +43,8 @@ const VENUE_COLUMNS: Record<string, keyof VenueRecord> = {
   country: 'country',
   venueaddress: 'address',
   address: 'address',
+  venueaddress2: 'address2',
+  address2: 'address2',
   venuecity: 'city',
   city: 'city',
   venuestate: 'state',
@@ -126,7 +129,10 @@ export async function readLinkedCsv(
       const value = field === 'description' ? unescapeFormula(cell) : unescapeFormula(cell).trim();
       if (field !== undefined && value !== '' && item[field] === undefined) item[field] = value;
     });
-    if (kind === 'venues') provinceOutsideUs(item);
+    if (kind === 'venues') {
+      provinceOutsideUs(item);
+      secondAddressLine(item);
+    }
     if (item.name !== undefined && !items.has(fold(item.name))) {
       const origin = { file, line: parsed[at + 1].info.lines };
       items.set(fold(item.name), { ...(item as unknown as VenueRecord), origin });
@@ -145,6 +151,13 @@ function provinceOutsideUs(item: Record<string, string>): void {
   if (us || item.state === undefined || item.province !== undefined) return;
   item.province = item.state;
   delete item.state;
+}
+
+/** `venue_address2` joined to the address with a space, as TEC's importer does (a venue has one address). */
+function secondAddressLine(item: Record<string, string>): void {
+  if (item.address2 === undefined) return;
+  item.address = item.address === undefined ? item.address2 : `${item.address} ${item.address2}`;
+  delete item.address2;
 }
 
 /** The records with the fields of the venues and organizers they name filled from `linked`. */

@@ -243,7 +243,7 @@ describe('the CSV corpus', () => {
       'v.csv',
     );
     expect(venues.items.get('the old mill')).toMatchObject({
-      address: '1 Mill Lane, Unit 2',
+      address: '1 Mill Lane, Unit 2 Riverside', // venue_address2 joined with a space, as TEC's importer does
       phone: '+44 1632 960000',
       image: 'https://mill.example.org/mill.jpg',
     });
