@@ -78,12 +78,19 @@ interface Context {
 const FIRST_EVENT = /^BEGIN:VEVENT/im;
 const EVERY_EVENT = /^BEGIN:VEVENT/gim;
 
-/** What to call after each VEVENT: counts it against the file's VEVENTs (one regex pass, ~1% of the read). */
+/**
+ * What to call after each VEVENT: counts it against the file's VEVENTs (one regex pass, <1% of the read)
+ * and reports every 1/1000 of them — a bar has no more to show, and a call per VEVENT cost 6% of the read.
+ */
 function progressOf(text: string, onProgress: ReadIcsOptions['onProgress']): () => void {
   if (onProgress === undefined) return () => {};
   const total = text.match(EVERY_EVENT)?.length ?? 0;
+  const step = Math.max(1, Math.ceil(total / 1000));
   let done = 0;
-  return () => onProgress(Math.min(++done, total), total);
+  return () => {
+    done++;
+    if (done % step === 0 || done === total) onProgress(Math.min(done, total), total);
+  };
 }
 const ZONE = /^(?:BEGIN:VTIMEZONE|X-WR-TIMEZONE)/gim;
 
