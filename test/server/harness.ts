@@ -46,7 +46,7 @@ export function snapshot(store: Store): string {
 /**
  * Each role's application password, made (and hashed with argon2id) once per test worker: every app of the
  * harness stores that same real hash and verifies it for real on its first request, instead of hashing five
- * new passwords for every test — ~25 % of a route test's CPU time.
+ * new passwords for every test (28 → 16 CPU-s for the events-write and venues route tests).
  */
 const issued = new Map<Role, Promise<{ password: string; hash: string }>>();
 function issuedPassword(role: Role): Promise<{ password: string; hash: string }> {
