@@ -58,7 +58,7 @@ export async function exportFeed(
   let timezone: string | undefined;
   if (source.kind === 'store') {
     const config = resolveConfig({ siteUrl: source.siteUrl, siteTimezone: source.siteTimezone });
-    data = loadStoreFeed(source.store, config, feed, now, feed.format === 'ics');
+    data = loadStoreFeed(source.store, config, feed, now, feed.format);
     host = config.host;
     timezone = config.siteTimezone;
   } else {
@@ -67,7 +67,7 @@ export async function exportFeed(
   }
   const body = renderFeed(feed, data, { host, timezone }, opts);
   const result: ExportResult = { body, events: data.events.length, cancelled: data.cancelled.size };
-  if (feed.format === 'csv') Object.assign(result, linkedCsv(data.events, opts));
+  if (feed.format === 'csv') Object.assign(result, linkedCsv(data, opts));
   return result;
 }
 

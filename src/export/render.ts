@@ -4,7 +4,13 @@
  *
  * Public: `FeedSite`, `FeedData`, `RenderOptions`, `renderFeed`, `linkedCsv`, `FEED_CONTENT_TYPES`.
  */
-import { eventsToCsv, organizersToCsv, venuesToCsv } from '../server/formats/csv.ts';
+import {
+  eventsToCsv,
+  organizersToCsv,
+  rawFrom,
+  type StoredTexts,
+  venuesToCsv,
+} from '../server/formats/csv.ts';
 import type { WireEvent, WireOrganizer, WireVenue } from '../server/formats/wire.ts';
 import { venueOf } from '../server/formats/wire.ts';
 import type { FeedSpec } from './feed-spec.ts';
@@ -24,6 +30,11 @@ export interface FeedData {
   events: readonly WireEvent[];
   sequences?: ReadonlyMap<number, number>;
   cancelled?: ReadonlySet<number>;
+  /**
+   * CSV: the stored descriptions and excerpts (a local store has them), written instead of the wire's
+   * HTML with its markup undone, which is not always the text that was stored (server/formats/csv.ts).
+   */
+  texts?: StoredTexts;
 }
 
 export const FEED_CONTENT_TYPES = Object.freeze({
@@ -42,7 +53,7 @@ export function renderFeed(feed: FeedSpec, data: FeedData, site: FeedSite, opts:
   if (feed.format === 'csv') {
     const cancelled = data.cancelled;
     const events = cancelled?.size ? data.events.filter((e) => !cancelled.has(e.id)) : data.events;
-    return eventsToCsv(events, { formulas: opts.formulas });
+    return eventsToCsv(events, { formulas: opts.formulas, raw: rawFrom(data.texts) });
   }
   return eventsToIcal(data.events, {
     host: site.host,
@@ -63,9 +74,10 @@ export function renderFeed(feed: FeedSpec, data: FeedData, site: FeedSite, opts:
  * imports venues and organizers before the events that name them). Each once, in order of appearance.
  */
 export function linkedCsv(
-  events: readonly WireEvent[],
+  data: Pick<FeedData, 'events' | 'texts'>,
   opts: RenderOptions = {},
 ): { venues: string; organizers: string } {
+  const { events } = data;
   const venues = new Map<number, WireVenue>();
   const organizers = new Map<number, WireOrganizer>();
   for (const e of events) {
@@ -73,7 +85,7 @@ export function linkedCsv(
     if (v && !venues.has(v.id)) venues.set(v.id, v);
     for (const o of e.organizer) if (!organizers.has(o.id)) organizers.set(o.id, o);
   }
-  const csv = { formulas: opts.formulas };
+  const csv = { formulas: opts.formulas, raw: rawFrom(data.texts) };
   return {
     venues: venuesToCsv([...venues.values()], csv),
     organizers: organizersToCsv([...organizers.values()], csv),

@@ -8,6 +8,7 @@
  * No item cap (TEC's own feed stops at 30 events): the list query asks for every match.
  */
 import type { Config } from '../server/config.ts';
+import { type StoredTexts, storedTexts } from '../server/formats/csv.ts';
 import type { WireEvent } from '../server/formats/wire.ts';
 import { loadRelated, renderEvent } from '../server/render/event.ts';
 import type { EventQuery, EventTombstone, LinkedKind, Store } from '../server/store/store.ts';
@@ -21,6 +22,11 @@ export interface FeedEvents {
   cancelled: Set<number>;
   /** The newest `modified_utc` or removal among them; null for an empty feed. */
   lastModified: Date | null;
+  /**
+   * The stored descriptions and excerpts of the events and their venues and organizers (for CSV); none
+   * from an API, which shows only their HTML.
+   */
+  texts?: StoredTexts;
 }
 
 const ANONYMOUS = { statuses: ['publish' as const], ownStatuses: [], ownerId: null };
@@ -122,21 +128,30 @@ const utcDate = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
 
 /**
  * The feed's events at `now`: live ones in list order (start, then publication), then tombstones.
- * `withTombstones: false` for formats that cannot say "cancelled" (CSV).
+ * A CSV has no tombstones (it cannot say "cancelled"), and lists the events hidden from listings too:
+ * it is the calendar's data (`npm run export` → `npm run import` gives the same store), not a listing;
+ * their `event_hide` column says they are hidden.
  */
 export function loadStoreFeed(
   store: Store,
   cfg: Config,
   f: FeedFilters & { tombstoneDays: number },
   now: Date,
-  withTombstones = true,
+  format: 'ics' | 'csv' = 'ics',
 ): FeedEvents {
+  const withTombstones = format === 'ics';
   const { query, nothing } = resolve(store, f, now);
+  if (format === 'csv') query.withHidden = true;
   const items = nothing ? [] : store.listEvents(query).items;
   const rel = loadRelated(store, items, null);
+  const redacted = (e: (typeof items)[number]) => e.password !== null && e.password !== '';
   const events = items.map((e) =>
-    renderEvent(e, rel, cfg, { single: false, redact: e.password !== null && e.password !== '' }),
+    renderEvent(e, rel, cfg, { single: false, redact: redacted(e) }),
   ) as unknown as WireEvent[];
+  const texts = storedTexts(
+    items.filter((e) => !redacted(e)),
+    rel.linked.values(),
+  );
   const sequences = store.eventSequences(items.map((e) => e.id));
   const cancelled = new Set<number>();
   let newest = '';
@@ -153,5 +168,5 @@ export function loadStoreFeed(
       if (t.removed_utc > newest) newest = t.removed_utc;
     }
   }
-  return { events, sequences, cancelled, lastModified: newest ? utcDate(newest) : null };
+  return { events, sequences, cancelled, lastModified: newest ? utcDate(newest) : null, texts };
 }

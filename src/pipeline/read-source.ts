@@ -108,7 +108,11 @@ export async function readSource(
     if (fetched.notModified) return { notModified: true };
     let result: SourceResult;
     try {
-      result = await read(fetched.body);
+      const kind = source.type === 'csv' ? (source.kind ?? 'events') : 'events';
+      result =
+        kind === 'events'
+          ? await read(fetched.body)
+          : await standaloneOf(await readBody(fetched.body), kind, file);
     } finally {
       await fetched.close();
     }

@@ -40,7 +40,7 @@ export type PlainConfig = Omit<Config, 'now'>;
 export function renderStoreFeed(store: Store, cfg: PlainConfig, job: FeedJob): RenderedFeed {
   const now = new Date(job.nowMs);
   const config = { ...cfg, now: () => now } as Config;
-  const data = loadStoreFeed(store, config, job.spec, now, job.spec.format === 'ics');
+  const data = loadStoreFeed(store, config, job.spec, now, job.spec.format);
   const text = renderFeed(
     job.spec,
     data,

@@ -77,9 +77,17 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
     }
   };
 
-  /** C.21: the empty strings a real TEC site refuses, put as it accepts them (emptyStrings.ts). */
-  const wire = (kind: Kind, body: Doc): Doc =>
-    capabilities.refusesEmptyStrings ? withoutEmptyStrings(kind, body) : body;
+  /**
+   * The body as the API takes it: without the fields it has no parameter for, and (C.21) the empty strings
+   * a real TEC site refuses put as it accepts them (empty-strings.ts).
+   */
+  const wire = (kind: Kind, doc: Doc): Doc => {
+    const unwritable = capabilities.unwritableFields?.[kind] ?? [];
+    const body = unwritable.some((f) => f in doc)
+      ? Object.fromEntries(Object.entries(doc).filter(([f]) => !unwritable.includes(f)))
+      : doc;
+    return capabilities.refusesEmptyStrings ? withoutEmptyStrings(kind, body) : body;
+  };
 
   const update = (kind: Kind, id: number, body: Doc) =>
     remote({ method: 'POST', path: item(kind, id), body: wire(kind, body) });

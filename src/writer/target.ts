@@ -29,6 +29,11 @@ export interface TargetCapabilities {
    */
   refusesEmptyStrings: boolean;
   /**
+   * Write fields the API has no parameter for, by kind: left out of every write body rather than sent to
+   * be ignored (TEC 6.2.6's event routes take no `currency_code`; its CSV importer is what sets one).
+   */
+  unwritableFields?: Partial<Record<Kind, readonly string[]>>;
+  /**
    * Where the API tells who the credentials belong to and what they may do (WordPress's
    * `/wp/v2/users/me`, C.2): checked before a run reads or writes anything, because a wrong password makes
    * WordPress answer as to an anonymous reader, and the first symptom would be a puzzling 400.

@@ -30,6 +30,7 @@ export function eventRecord(over: Partial<Omit<EventRecord, 'id' | 'kind'>> = {}
     start_utc: '2027-03-01 19:00:00',
     end_utc: '2027-03-01 22:00:00',
     cost: null,
+    currency_code: '',
     website: null,
     show_map: false,
     show_map_link: false,

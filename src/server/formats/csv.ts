@@ -2,8 +2,8 @@
  * CSV rendering of events, venues and organizers in the column layout of TEC's CSV importer
  * (contract B.12, D6), so an export can be imported into a TEC site as it is.
  *
- * Public: `EVENT_CSV_COLUMNS`, `VENUE_CSV_COLUMNS`, `ORGANIZER_CSV_COLUMNS`, `CsvOptions`,
- * `eventsToCsv`, `venuesToCsv`, `organizersToCsv`.
+ * Public: `EVENT_CSV_COLUMNS`, `VENUE_CSV_COLUMNS`, `ORGANIZER_CSV_COLUMNS`, `CsvOptions`, `StoredTexts`,
+ * `storedTexts`, `rawFrom`, `neutralizeFormula`, `eventsToCsv`, `venuesToCsv`, `organizersToCsv`.
  *
  * RFC 4180: CRLF record ends (csv-stringify defaults to LF), fields quoted when they hold a comma, a
  * quote or a line break, quotes doubled; UTF-8 without BOM; a header row even when there are no rows.
@@ -18,6 +18,7 @@
  */
 
 import { stringify } from 'csv-stringify/sync';
+import type { EventRecord, LinkedRecord } from '../store/store.ts';
 import { decodeEntities, unautop } from './text.ts';
 import type { WireEvent, WireOrganizer, WireVenue } from './wire.ts';
 import { imageUrl, venueOf } from './wire.ts';
@@ -81,6 +82,29 @@ export interface CsvOptions {
   raw?: (item: WireEvent | WireVenue | WireOrganizer, field: 'description' | 'excerpt') => string | undefined;
   /** `escape` (default): a cell a spreadsheet would run as a formula gets a leading `'`; `keep`: as is. */
   formulas?: 'escape' | 'keep';
+}
+
+/**
+ * The stored text of descriptions and excerpts by post id (events, venues and organizers share one id
+ * sequence, A.0): what a CSV export carries, so that importing it gives the same text back — the wire's
+ * wpautop HTML loses blank lines in a row and blanks before a line break, which `unautop` cannot restore.
+ */
+export type StoredTexts = ReadonlyMap<number, { description: string; excerpt?: string }>;
+
+/**
+ * `StoredTexts` of events and of the venues and organizers they show. Leave out the events whose wire
+ * is redacted (password-protected, A.10): their text is not the reader's.
+ */
+export function storedTexts(events: readonly EventRecord[], linked: Iterable<LinkedRecord>): StoredTexts {
+  const texts = new Map<number, { description: string; excerpt?: string }>();
+  for (const e of events) texts.set(e.id, { description: e.description, excerpt: e.excerpt });
+  for (const item of linked) texts.set(item.id, { description: item.description });
+  return texts;
+}
+
+/** `CsvOptions.raw` reading `texts`. */
+export function rawFrom(texts: StoredTexts | undefined): CsvOptions['raw'] {
+  return texts && ((item, field) => texts.get(item.id)?.[field]);
 }
 
 /**

@@ -173,7 +173,10 @@ export function eventHead(
     timezone: e.timezone,
     timezone_abbr: timezoneAbbr(e.timezone, e.start_utc),
     cost: cost.cost,
-    cost_details: cost.cost_details,
+    // The stored code (TEC's _EventCurrencyCode), whatever the cost text says.
+    cost_details: e.currency_code
+      ? { ...cost.cost_details, currency_code: e.currency_code }
+      : cost.cost_details,
     website: e.website ?? url,
     show_map: e.show_map,
     show_map_link: e.show_map_link,

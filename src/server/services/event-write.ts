@@ -104,6 +104,10 @@ export async function writeEvent(
         timezone,
         ...times,
         cost: resolveCost(input.cost, existing),
+        currency_code:
+          input.currency_code === undefined
+            ? (existing?.currency_code ?? '')
+            : (input.currency_code ?? '').toUpperCase(),
         website:
           input.website === undefined
             ? (existing?.website ?? null)

@@ -122,7 +122,7 @@ export function eventListSql(q: EventQuery): EventListSql | null {
     // B.5 include: exactly these ids, hidden ones too, date bounds ignored.
     where.push(inList('e.id', q.include, params));
   } else {
-    where.push('e.hide_from_listings = 0');
+    if (!q.withHidden) where.push('e.hide_from_listings = 0');
     let started = false;
     for (const [key, clause] of START_BOUNDS) {
       const bound = q[key];

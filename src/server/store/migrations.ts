@@ -334,6 +334,12 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'event sequence numbers and tombstones of unpublished or deleted events, for feeds',
     up: (db) => db.exec(SCHEMA_5),
   },
+  {
+    version: 6,
+    description: "the currency code of an event's cost",
+    // ISO 4217 (`EUR`), as TEC's `_EventCurrencyCode`; `''` for the events stored before it existed.
+    up: (db) => db.exec(`ALTER TABLE events ADD COLUMN currency_code TEXT NOT NULL DEFAULT ''`),
+  },
 ];
 
 export function schemaVersion(db: DatabaseSync): number {

@@ -67,6 +67,7 @@ export const EVENT_COLUMNS = [
   'featured',
   'venue_id',
   'password',
+  'currency_code',
 ] as const;
 
 /**
@@ -100,6 +101,7 @@ export type EventTuple = [
   featured: number,
   venue_id: number | null,
   password: string | null,
+  currency_code: string,
 ];
 
 export interface EventLinks {
@@ -140,6 +142,7 @@ export function eventTuple(id: number, r: Omit<EventRecord, 'id'>): EventTuple {
     bit(r.featured),
     r.venue_id,
     r.password,
+    r.currency_code,
   ];
 }
 
@@ -171,6 +174,7 @@ export function eventRecord(t: EventTuple, links: EventLinks): EventRecord {
     featured,
     venue_id,
     password,
+    currency_code,
   ] = t;
   return {
     id,
@@ -203,6 +207,7 @@ export function eventRecord(t: EventTuple, links: EventLinks): EventRecord {
     category_ids: links.category_ids,
     tag_ids: links.tag_ids,
     password,
+    currency_code,
   };
 }
 

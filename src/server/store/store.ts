@@ -40,6 +40,8 @@ export interface EventRecord extends PostRecord {
   end_utc: string;
   /** The cost as written (string, number or array), JSON-serialised; `null` = no cost. */
   cost: string | null;
+  /** ISO 4217 code of the cost's currency (`EUR`), `''` for none (TEC's `_EventCurrencyCode`). */
+  currency_code: string;
   /** `null` = never set: the wire then shows the event URL (A.1). */
   website: string | null;
   show_map: boolean;
@@ -209,6 +211,8 @@ export interface EventQuery {
   featured?: boolean;
   /** Exactly these ids: date bounds are ignored and hidden events are listed. */
   include?: number[];
+  /** Events hidden from listings (`hide_from_listings`) are listed too: a CSV export is data, not a listing. */
+  withHidden?: boolean;
   /** `post_parent` was given: events have no parents, so nothing matches. */
   matchNothing?: boolean;
   visibility: Visibility;

@@ -24,6 +24,7 @@ const EVENT_KEYS = [
   'start_utc',
   'end_utc',
   'cost',
+  'currency_code',
   'website',
   'show_map',
   'show_map_link',
@@ -78,6 +79,7 @@ export function postContract(open: OpenStore): void {
         modified_set: true,
         date_utc: null,
         cost: '"10"',
+        currency_code: 'EUR',
         website: 'https://example.org/',
         venue_id: venue.id,
       });
