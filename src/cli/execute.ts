@@ -71,6 +71,7 @@ export async function execute(
       logger,
       onProgress: (done, total) => progress.update(done, total),
       onStage: (doing) => progress.stage(doing),
+      onParse: (done, total) => progress.parse(done, total),
     });
     progress.stop();
     // A source that lost records is the first thing to know about the run: it explains the exit code 1.

@@ -59,6 +59,8 @@ export interface RunOptions {
    * what it is doing: a terminal shows it until the writes' progress bar takes over.
    */
   onStage?: (doing: string) => void;
+  /** Called while an .ics source is parsed, with its VEVENTs read so far and its total. */
+  onParse?: (done: number, total: number) => void;
   /** The run's id in logs, the sync state and the report; default a new UUID (the CLI makes it first, for its own log lines). */
   runId?: string;
 }
@@ -94,7 +96,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       startedAt: new Date(started).toISOString(),
     };
     options.onStage?.(`reading ${sourceLabel(spec.source)}`);
-    const read = await readSource(spec, window, cache);
+    const read = await readSource(spec, window, cache, options.onParse);
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
       const report: RunReport = {

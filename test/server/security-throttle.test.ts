@@ -179,6 +179,10 @@ describe('attempts counted before they are checked (issue 15)', () => {
       return performance.now() - t0;
     };
     await read(); // the connection open and the route warm, as a feed reader's would be
+    // The same reads without an attack, just before it: what "fast" means on this machine at this moment
+    // (a 2-core machine shared with other jobs takes 50–200 ms for some reads at any time).
+    const quiet: number[] = [];
+    for (let i = 0; i < 50; i++) quiet.push(await read());
     // The guesses come from another thread, so that sending them does not hold up this event loop,
     // which is the server's.
     const attacker = new Worker(
@@ -217,7 +221,7 @@ describe('attempts counted before they are checked (issue 15)', () => {
     const right = await request(`${origin}${NS}/events`, { headers: h.auth('editor') });
     await right.body.text();
     expect(right.statusCode).toBe(429);
-    expect(p99(readTimes)).toBeLessThan(100);
+    expect(p99(readTimes)).toBeLessThan(Math.max(100, 3 * p99(quiet)));
   });
 
   it('an unknown user answers as slowly as a wrong password of a real one (no user enumeration)', async () => {
