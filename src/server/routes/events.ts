@@ -241,7 +241,7 @@ function writeParams(req: FastifyRequest, bySlug: boolean): Record<string, unkno
   return slug === undefined ? rest : { ...rest, slug };
 }
 
-/** `texts`: the stored descriptions the CSV carries (server/formats/csv.ts), read only for a CSV. */
+/** `texts`: the stored descriptions the CSV carries (src/render/csv.ts), read only for a CSV. */
 function alternatives(
   ctx: WriteContext,
   events: Record<string, unknown>[],
