@@ -3,14 +3,15 @@
  * rendered to the wire as an anonymous reader sees them (src/server/render), each with its SEQUENCE,
  * plus STATUS:CANCELLED tombstones of events that left within `tombstoneDays` (migration 5).
  *
- * Public: `FeedEvents`, `loadStoreFeed`.
+ * Public: `FeedEvents`, `loadStoreFeed`; `FeedRecords`, `loadFeedRecords`, `feedEvent` and `tombstoneEvent`,
+ * its steps, for a renderer that keeps each event's rendering (src/server/feed-render.ts).
  *
  * No item cap (TEC's own feed stops at 30 events): the list query asks for every match.
  */
 import type { Config } from '../server/config.ts';
 import type { WireEvent } from '../server/formats/wire.ts';
-import { loadRelated, renderEvent } from '../server/render/event.ts';
-import type { EventQuery, EventTombstone, LinkedKind, Store } from '../server/store/store.ts';
+import { loadRelated, type Related, renderEvent } from '../server/render/event.ts';
+import type { EventQuery, EventRecord, EventTombstone, LinkedKind, Store } from '../server/store/store.ts';
 import { type FeedFilters, feedWindow } from './feed-spec.ts';
 
 export interface FeedEvents {
@@ -94,7 +95,7 @@ function selects(t: EventTombstone, q: EventQuery): boolean {
 }
 
 /** The wire fields the renderers read, for an event that is gone. */
-function tombstoneEvent(t: EventTombstone): WireEvent {
+export function tombstoneEvent(t: EventTombstone): WireEvent {
   return {
     id: t.id,
     title: t.title,
@@ -120,6 +121,56 @@ function tombstoneEvent(t: EventTombstone): WireEvent {
 
 const utcDate = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
 
+/** What a feed shows, as stored: its live events with what they link to, and its tombstones. */
+export interface FeedRecords {
+  items: EventRecord[];
+  rel: Related;
+  /** SEQUENCE by event id (absent = 0), tombstones' too. */
+  sequences: Map<number, number>;
+  tombstones: EventTombstone[];
+  /** The newest `modified_utc` or removal among them; null for an empty feed. */
+  lastModified: Date | null;
+}
+
+/**
+ * The feed's records at `now`: live events in list order (start, then publication), then tombstones.
+ * `withTombstones: false` for formats that cannot say "cancelled" (CSV).
+ */
+export function loadFeedRecords(
+  store: Store,
+  f: FeedFilters & { tombstoneDays: number },
+  now: Date,
+  withTombstones = true,
+): FeedRecords {
+  const { query, nothing } = resolve(store, f, now);
+  const items = nothing ? [] : store.listEvents(query).items;
+  const rel = loadRelated(store, items, null);
+  const sequences = store.eventSequences(items.map((e) => e.id));
+  const tombstones: EventTombstone[] = [];
+  let newest = '';
+  for (const e of items) if (e.modified_utc > newest) newest = e.modified_utc;
+  if (withTombstones && !nothing) {
+    // From the start of the UTC day, like the window: the feed stays the same all day.
+    const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
+    const live = new Set(items.map((e) => e.id));
+    for (const t of store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
+      if (live.has(t.id) || !selects(t, query)) continue;
+      tombstones.push(t);
+      sequences.set(t.id, t.sequence);
+      if (t.removed_utc > newest) newest = t.removed_utc;
+    }
+  }
+  return { items, rel, sequences, tombstones, lastModified: newest ? utcDate(newest) : null };
+}
+
+/** A live event of a feed on the wire, as an anonymous reader sees it. */
+export function feedEvent(e: EventRecord, rel: Related, cfg: Config): WireEvent {
+  return renderEvent(e, rel, cfg, {
+    single: false,
+    redact: e.password !== null && e.password !== '',
+  }) as unknown as WireEvent;
+}
+
 /**
  * The feed's events at `now`: live ones in list order (start, then publication), then tombstones.
  * `withTombstones: false` for formats that cannot say "cancelled" (CSV).
@@ -131,27 +182,13 @@ export function loadStoreFeed(
   now: Date,
   withTombstones = true,
 ): FeedEvents {
-  const { query, nothing } = resolve(store, f, now);
-  const items = nothing ? [] : store.listEvents(query).items;
-  const rel = loadRelated(store, items, null);
-  const events = items.map((e) =>
-    renderEvent(e, rel, cfg, { single: false, redact: e.password !== null && e.password !== '' }),
-  ) as unknown as WireEvent[];
-  const sequences = store.eventSequences(items.map((e) => e.id));
-  const cancelled = new Set<number>();
-  let newest = '';
-  for (const e of items) if (e.modified_utc > newest) newest = e.modified_utc;
-  if (withTombstones && !nothing) {
-    // From the start of the UTC day, like the window: the feed stays the same all day.
-    const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
-    const live = new Set(items.map((e) => e.id));
-    for (const t of store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
-      if (live.has(t.id) || !selects(t, query)) continue;
-      events.push(tombstoneEvent(t));
-      sequences.set(t.id, t.sequence);
-      cancelled.add(t.id);
-      if (t.removed_utc > newest) newest = t.removed_utc;
-    }
-  }
-  return { events, sequences, cancelled, lastModified: newest ? utcDate(newest) : null };
+  const r = loadFeedRecords(store, f, now, withTombstones);
+  const events = r.items.map((e) => feedEvent(e, r.rel, cfg));
+  for (const t of r.tombstones) events.push(tombstoneEvent(t));
+  return {
+    events,
+    sequences: r.sequences,
+    cancelled: new Set(r.tombstones.map((t) => t.id)),
+    lastModified: r.lastModified,
+  };
 }
