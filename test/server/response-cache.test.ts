@@ -149,7 +149,12 @@ describe('response cache, by what changed', () => {
     // Categories show their counts, which the create moved: the term lists (one table, tags too) are
     // made again; the venue and organizer lists are kept.
     expect(again[2].json.categories[0].count).toBe(2);
-    expect(again.map((res) => res.body)).toEqual([first[0].body, first[1].body, again[2].body, first[3].body]);
+    expect(again.map((res) => res.body)).toEqual([
+      first[0].body,
+      first[1].body,
+      again[2].body,
+      first[3].body,
+    ]);
     expect(h.app.responseCache.hits - hits).toBe(2);
     const events = await h.call('GET', '/events');
     expect(titles(events.json)).toEqual(['First', 'Second']);
