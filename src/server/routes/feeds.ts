@@ -10,7 +10,8 @@
  * feed is kept with its ETag and its gzip/br forms until the store's change counter (`dataVersion`) or
  * the UTC day (the window) moves, so a repeated request — and every 304 — costs a counter read and a
  * string compare: nothing is rendered, hashed or compressed again. Compressed forms are made here, once
- * per body, and sent with Content-Encoding set, which @fastify/compress leaves alone; every other
+ * per body (after a render, those asked for before are made before the new body is served), and sent
+ * with Content-Encoding set, which @fastify/compress leaves alone; every other
  * response of the server is compressed by that plugin.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -185,6 +186,13 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
       lastModifiedSeconds: lm ? Math.floor(lm.getTime() / 1000) : 0,
       coded,
     };
+    // While the old feed is served, the codings its clients asked for are made for the new one before it
+    // replaces it: no request waits for a compression of 6 MB after each render.
+    if (old && coded !== old.coded && renderer.offLoop) {
+      const asked = Object.keys(old.coded) as Coding[];
+      for (const c of asked) coded[c] = compress(next.body, c);
+      await Promise.allSettled(asked.map((c) => coded[c]));
+    }
     // A render that started earlier but finished later must not replace a newer one.
     if (!old || old.version <= version) kept.set(key, next);
     return next;
