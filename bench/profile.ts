@@ -3,7 +3,8 @@
  * profile (`node --cpu-prof`, `bench:mixed -- --cpu-prof <dir>`) spent its time: functions by self time,
  * with file:line, and the share of the profile that was idle or garbage collection. `--last 12` looks
  * at the profile's last 12 seconds only (a benchmark's measured phase, not its seeding); `--callers
- * run` adds the call paths (three frames up) that lead to functions of that name, by self time.
+ * run` adds the call paths (three frames up) that lead to functions of that name, by self time;
+ * `--stalls` lists the longest runs of samples without idle time (what kept the thread busy that long).
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
@@ -26,6 +27,7 @@ const { values, positionals } = parseArgs({
     top: { type: 'string', default: '30' },
     last: { type: 'string' },
     callers: { type: 'string' },
+    stalls: { type: 'boolean', default: false },
   },
 });
 if (positionals.length !== 1) {
@@ -74,4 +76,32 @@ if (paths.size > 0) {
   process.stdout.write(`\ncalls of ${values.callers}, by self time:\n`);
   for (const [path, us] of [...paths].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
     process.stdout.write(`${ms(us)} ${pct(us)}  ${path}\n`);
+}
+if (values.stalls) {
+  // Runs of consecutive busy samples: the thread never got back to its event loop in between.
+  const idle = new Set(profile.nodes.filter((n) => n.callFrame.functionName === '(idle)').map((n) => n.id));
+  const runs: { from: number; us: number; self: Map<string, number> }[] = [];
+  let run: (typeof runs)[number] | undefined;
+  profile.samples.forEach((id, i) => {
+    if (at[i] < from) return;
+    if (idle.has(id)) {
+      run = undefined;
+      return;
+    }
+    if (!run) {
+      run = { from: at[i], us: 0, self: new Map() };
+      runs.push(run);
+    }
+    const d = profile.timeDeltas[i + 1] ?? 0;
+    run.us += d;
+    const name = frameName(id);
+    run.self.set(name, (run.self.get(name) ?? 0) + d);
+  });
+  process.stdout.write('\nlongest busy runs:\n');
+  for (const r of runs.sort((a, b) => b.us - a.us).slice(0, 8)) {
+    const top = [...r.self].sort((a, b) => b[1] - a[1]).slice(0, 4);
+    process.stdout.write(
+      `${ms(r.us)} ms at ${((r.from - (at[0] ?? 0)) / 1e6).toFixed(1)} s: ${top.map(([n, us]) => `${n} ${(us / 1000).toFixed(0)}`).join('; ')}\n`,
+    );
+  }
 }

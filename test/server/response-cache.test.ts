@@ -186,4 +186,25 @@ describe('response cache, by what changed', () => {
     expect((await h.call('GET', '/events')).json.events[0].categories[0].name).toBe('Jazz');
     await h.app.close();
   });
+
+  it('over a loopback socket too: a venue list kept across event creates, fresh after a venue is added', async () => {
+    const h = await makeApp();
+    const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    const get = async (path: string) => (await fetch(`${origin}/api/calendar/events/v1${path}`)).json();
+    const post = (body: unknown) =>
+      fetch(`${origin}/api/calendar/events/v1/events`, {
+        method: 'POST',
+        headers: { ...h.auth('administrator'), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post(venueEvent('First', 'Town Hall'))).status).toBe(201);
+    await get('/venues');
+    const hits = h.app.responseCache.hits;
+    await Promise.all([post(venueEvent('Second', 'Town Hall')), get('/events'), get('/venues')]);
+    expect((await get('/venues')).venues).toHaveLength(1);
+    expect(h.app.responseCache.hits - hits).toBeGreaterThanOrEqual(2);
+    expect((await post(venueEvent('Third', 'Old Mill'))).status).toBe(201);
+    expect((await get('/venues')).venues).toHaveLength(2);
+    await h.app.close();
+  });
 });
