@@ -190,7 +190,10 @@ describe('response cache, by what changed', () => {
   it('over a loopback socket too: a venue list kept across event creates, fresh after a venue is added', async () => {
     const h = await makeApp();
     const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
-    const get = async (path: string) => (await fetch(`${origin}/api/calendar/events/v1${path}`)).json();
+    // biome-ignore lint/suspicious/noExplicitAny: tests read deep into response documents.
+    // biome-ignore lint/suspicious/noExplicitAny: tests read deep into response documents.
+    const get = async (path: string): Promise<any> =>
+      (await fetch(`${origin}/api/calendar/events/v1${path}`)).json();
     const post = (body: unknown) =>
       fetch(`${origin}/api/calendar/events/v1/events`, {
         method: 'POST',
