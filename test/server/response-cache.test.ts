@@ -191,7 +191,6 @@ describe('response cache, by what changed', () => {
     const h = await makeApp();
     const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
     // biome-ignore lint/suspicious/noExplicitAny: tests read deep into response documents.
-    // biome-ignore lint/suspicious/noExplicitAny: tests read deep into response documents.
     const get = async (path: string): Promise<any> =>
       (await fetch(`${origin}/api/calendar/events/v1${path}`)).json();
     const post = (body: unknown) =>
