@@ -25,6 +25,8 @@ const WRITES_IN_BODY =
 /** Texts kept parsed; past this many (id lists make many shapes) the memo starts over. */
 const MAX_TEXTS = 2_000;
 const EVERYTHING: readonly string[] = ['*'];
+/** Event inserts remembered (each statement of one counts). */
+const MAX_INSERTS = 20_000;
 
 export class TableChanges {
   readonly #db: DatabaseSync;
@@ -32,6 +34,14 @@ export class TableChanges {
   /** When anything at all last changed (DDL, another connection's commit). */
   #everythingAt = 0;
   readonly #changedAt = new Map<string, number>();
+  /** Per table: its last change that was not part of an event insert (`asEventInsert`). */
+  readonly #otherAt = new Map<string, number>();
+  /** The event inserts, in order: lists of ids are patched with them instead of read again. */
+  #inserts: { at: number; id: number }[] = [];
+  /** Inserts before this change number are no longer in `#inserts`. */
+  #insertsFrom = 0;
+  /** The event whose insert is running. */
+  #inserting: number | null = null;
   readonly #writes = new Map<string, readonly string[]>();
   readonly #reads = new Map<string, readonly string[]>();
   /** The schema's tables, and what writes cause (triggers, foreign keys): built when first needed. */
@@ -75,6 +85,39 @@ export class TableChanges {
       return;
     }
     for (const t of tables) this.#changedAt.set(t, at);
+    if (this.#inserting === null) {
+      for (const t of tables) this.#otherAt.set(t, at);
+      return;
+    }
+    this.#inserts.push({ at, id: this.#inserting });
+    if (this.#inserts.length > MAX_INSERTS) {
+      this.#insertsFrom = this.#inserts[MAX_INSERTS / 2].at;
+      this.#inserts = this.#inserts.slice(MAX_INSERTS / 2);
+    }
+  }
+
+  /** Runs `fn`, the writes of inserting event `id`: they change other answers only by adding that event. */
+  asEventInsert<T>(id: number, fn: () => T): T {
+    const outer = this.#inserting;
+    this.#inserting = id;
+    try {
+      return fn();
+    } finally {
+      this.#inserting = outer;
+    }
+  }
+
+  /**
+   * The events inserted after change number `since` when inserting them is all that changed `tables`
+   * since then (an answer read from those tables is then good but for those events); null otherwise.
+   */
+  insertsOnlySince(tables: Iterable<string>, since: number): number[] | null {
+    if (this.#everythingAt > since || since < this.#insertsFrom) return null;
+    for (const t of tables) if ((this.#otherAt.get(t) ?? 0) > since) return null;
+    const ids = new Set<number>();
+    for (let i = this.#inserts.length - 1; i >= 0 && this.#inserts[i].at > since; i--)
+      ids.add(this.#inserts[i].id);
+    return [...ids];
   }
 
   /** Another connection committed: any table may have changed. */
