@@ -201,8 +201,8 @@ export class SqliteEvents {
   /** `ids` (in list order) with those of `inserted` that match the list, each in its place. */
   #withInserted(ids: number[], inserted: number[], sql: EventListSql): number[] {
     const rows = this.#db.tuples<[number, string, string]>(sql.members, [
-      ...sql.params,
       JSON.stringify(inserted),
+      ...sql.params,
     ]);
     if (rows.length === 0) return ids;
     const keys = new Map<number, [string, string]>();
