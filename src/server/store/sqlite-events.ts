@@ -179,11 +179,12 @@ export class SqliteEvents {
     this.#db.dataVersion(); // another process's commit changes everything
     const now = changes.now();
     const kept = this.#lists.get(key);
-    if (kept) {
+    if (kept && sql.members !== null) {
       const inserted = changes.insertsOnlySince(kept.tables, kept.at);
       if (inserted) {
         changes.readTables(kept.tables);
-        if (inserted.length > 0) kept.ids = this.#withInserted(kept.ids, inserted, sql);
+        if (inserted.length > 0)
+          kept.ids = this.#withInserted(kept.ids, inserted, { ...sql, members: sql.members });
         kept.at = now;
         return kept.ids;
       }
@@ -199,7 +200,7 @@ export class SqliteEvents {
   }
 
   /** `ids` (in list order) with those of `inserted` that match the list, each in its place. */
-  #withInserted(ids: number[], inserted: number[], sql: EventListSql): number[] {
+  #withInserted(ids: number[], inserted: number[], sql: EventListSql & { members: string }): number[] {
     const rows = this.#db.tuples<[number, string, string]>(sql.members, [
       JSON.stringify(inserted),
       ...sql.params,
