@@ -11,5 +11,16 @@ export const shared = {
 };
 
 export default defineConfig({
-  test: { ...shared, include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...SLOW] },
+  test: {
+    ...shared,
+    include: ['test/**/*.test.ts'],
+    exclude: [...configDefaults.exclude, ...SLOW],
+    // Files share a worker (and its warm module graph and JIT) instead of a new process each: measured
+    // 134 → 79 s for the 18 route and format files at load 7. Safe because every file cleans up what it
+    // starts (servers, temp folders, process groups) and restores what it changes (env, spies).
+    isolate: false,
+    // Two workers on this 2-core machine (vitest's default is cores − 1, one): most of a test's time is
+    // waiting on a socket, a child process or Chromium, so a second file runs in that time.
+    maxWorkers: 2,
+  },
 });

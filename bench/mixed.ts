@@ -17,7 +17,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { openSqliteStore } from '../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../src/store/sqlite.ts';
 import { eventBodies, SEARCH_WORD } from './event-bodies.ts';
 import { load } from './load.ts';
 import { benchEditor, type ServeProcess, startServe, stopServe } from './serve-process.ts';

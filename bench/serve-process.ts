@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createAppPassword } from '../src/server/auth/app-passwords.ts';
-import type { Store } from '../src/server/store/store.ts';
+import type { Store } from '../src/store/store.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

@@ -20,7 +20,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openSqliteStore } from '../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../src/store/sqlite.ts';
 import { CATEGORY_SLUG, eventBodies, SEARCH_WORD } from './event-bodies.ts';
 import { type Figures, load } from './load.ts';
 import { benchEditor, type ServeProcess, startServe, stopServe } from './serve-process.ts';

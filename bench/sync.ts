@@ -22,7 +22,7 @@ import { parseArgs } from 'node:util';
 import pkg from '../package.json' with { type: 'json' };
 import type { RunReport } from '../src/pipeline/report.ts';
 import { buildApp } from '../src/server/app.ts';
-import { openSqliteStore } from '../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../src/store/sqlite.ts';
 import { prng } from './prng.ts';
 import { benchEditor } from './serve-process.ts';
 

@@ -8,9 +8,9 @@ import { ConfigError, StateWriteError } from '../pipeline/errors.ts';
 import type { Plan } from '../pipeline/plan.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
-import { describeFault, StoreError, storageFault } from '../server/store/errors.ts';
 import { CsvOptionsError } from '../sources/csv/index.ts';
 import { LockedError } from '../state/lock.ts';
+import { describeFault, StoreError, storageFault } from '../store/errors.ts';
 import { hintFor } from './hints.ts';
 import type { CliIO } from './io.ts';
 import {
@@ -71,6 +71,7 @@ export async function execute(
       logger,
       onProgress: (done, total) => progress.update(done, total),
       onStage: (doing) => progress.stage(doing),
+      onParse: (done, total) => progress.parse(done, total),
     });
     progress.stop();
     printRun(report, plan, spec, target, io, options);

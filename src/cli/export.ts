@@ -9,7 +9,7 @@ import { type ExportSource, exportFeed, openExportSource, writeExport } from '..
 import { FEED_DEFAULTS, feedSpec } from '../export/feed-spec.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
 import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/definition.ts';
-import type { Store } from '../server/store/store.ts';
+import type { Store } from '../store/store.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { authFromEnv } from './target.ts';
 

@@ -81,41 +81,67 @@ export function makeLogger(io: CliIO, options: OutputOptions): Logger {
 }
 
 /**
- * On a terminal (not with `--quiet`): one status line while the run reads, parses and plans (a large file
- * takes seconds with nothing else to show), then a progress bar over the writes. A no-op elsewhere.
+ * On a terminal (not with `--quiet`): a bar while an .ics is parsed (VEVENTs read of its total), a status
+ * line while the run reads, plans or maps (stages that show no count), then a bar over the writes. The
+ * parse is synchronous, so its bar is drawn from `parse` itself (cli-progress's synchronous update, at most
+ * every 200 ms), not from a timer. A no-op elsewhere.
  */
 export function makeProgress(io: CliIO, options: OutputOptions) {
   if (options.quiet || options.noProgress || !isTerminal(io.stderr) || io.env.CI)
-    return { stage: (_: string) => {}, update: (_done: number, _total: number) => {}, stop: () => {} };
-  let bar: SingleBar | undefined;
+    return {
+      stage: (_: string) => {},
+      parse: (_done: number, _total: number) => {},
+      update: (_done: number, _total: number) => {},
+      stop: () => {},
+    };
+  let parsing: SingleBar | undefined;
+  let writing: SingleBar | undefined;
   let status = false;
   const clearStatus = () => {
     if (status) io.stderr.write('\r\u001b[2K');
     status = false;
   };
+  const endParsing = () => {
+    parsing?.stop();
+    parsing = undefined;
+  };
+  // The ETA over the last 1,000 updates (one per event or item): over cli-progress's default of 10 it
+  // swings from 1 s to minutes with every pause of the collector.
+  const bar = (format: string, total: number) => {
+    clearStatus();
+    const made = new SingleBar({
+      stream: io.stderr as NodeJS.WritableStream,
+      format,
+      hideCursor: true,
+      clearOnComplete: true,
+      fps: 10,
+      synchronousUpdate: true,
+      etaBuffer: 1000,
+    });
+    made.start(total, 0);
+    return made;
+  };
   return {
     stage(doing: string) {
-      if (bar) return;
+      if (writing) return;
+      endParsing();
       io.stderr.write(`\r\u001b[2K${doing}…`);
       status = true;
     },
+    parse(done: number, total: number) {
+      if (writing) return;
+      parsing ??= bar(' {bar} {value}/{total} events parsed · {eta_formatted} left', total);
+      parsing.update(done);
+    },
     update(done: number, total: number) {
-      if (!bar) {
-        clearStatus();
-        bar = new SingleBar({
-          stream: io.stderr as NodeJS.WritableStream,
-          format: ' {bar} {value}/{total} items · {eta_formatted} left',
-          hideCursor: true,
-          clearOnComplete: true,
-          fps: 10,
-        });
-        bar.start(total, 0);
-      }
-      bar.update(done);
+      endParsing();
+      writing ??= bar(' {bar} {value}/{total} items · {eta_formatted} left', total);
+      writing.update(done);
     },
     stop: () => {
       clearStatus();
-      bar?.stop();
+      endParsing();
+      writing?.stop();
     },
   };
 }

@@ -40,6 +40,7 @@ export function specFromPipeline(p: Pipeline): {
       dateFormat: csv?.date_format,
       columns: csv?.columns,
       header: csv?.header,
+      kind: csv?.kind,
     },
     mapping: { ...p.mapping },
     window: { pastDays: p.window.past_days, futureDays: p.window.future_days },

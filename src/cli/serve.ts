@@ -2,15 +2,15 @@
  * `npm run serve -- [--port 8080] [--host 127.0.0.1] [--data data/calendar.db] [--site URL] [--demo]
  * [--trust-proxy <proxies>]`
  * Serves the calendar/events/v1 API over the embedded SQLite store until SIGINT/SIGTERM. With `--demo`,
- * the store is reset to the sample calendar on start and every day at 00:00 UTC (src/server/demo.ts).
+ * the store is reset to the sample calendar on start and every day at 00:00 UTC (src/embedded/demo.ts).
  */
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { DemoReset } from '../embedded/demo.ts';
 import { type FeedSpec, serverFeeds } from '../export/feed-spec.ts';
 import { buildApp } from '../server/app.ts';
 import type { TrustProxy } from '../server/config.ts';
-import { DemoReset } from '../server/demo.ts';
-import { openSqliteStore } from '../server/store/sqlite.ts';
+import { openSqliteStore } from '../store/sqlite.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 
 export const DEFAULT_DATA = 'data/calendar.db';

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { createHttpTransport, createTarget, type HttpAuth, openLocalTarget } from '../writer/index.ts';
+import { openLocalTarget } from '../embedded/local-target.ts';
+import { createHttpTransport, createTarget, type HttpAuth } from '../writer/index.ts';
 import type { Target } from '../writer/target.ts';
 
 export interface TargetSpec {

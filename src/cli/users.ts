@@ -8,8 +8,8 @@ import { formatUtcNow } from '../model/datetime.ts';
 import { ROLES, type Role } from '../model/index.ts';
 import { createAppPassword, formatAppPassword } from '../server/auth/app-passwords.ts';
 import { createOAuthClient } from '../server/auth/oauth-clients.ts';
-import { openSqliteStore } from '../server/store/sqlite.ts';
-import type { Store } from '../server/store/store.ts';
+import { openSqliteStore } from '../store/sqlite.ts';
+import type { Store } from '../store/store.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { DEFAULT_DATA } from './serve.ts';
 

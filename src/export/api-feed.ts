@@ -11,7 +11,7 @@
  * An API does not tell how often an event's time changed, so SEQUENCE is 0, and it lists no deleted
  * events, so there are no tombstones: a served feed (from the store) has both.
  */
-import type { WireEvent } from '../server/formats/wire.ts';
+import type { WireEvent } from '../render/wire.ts';
 import type { HttpAuth } from '../writer/http-transport.ts';
 import { createHttpTransport } from '../writer/http-transport.ts';
 import type { TransportRequest } from '../writer/transport.ts';

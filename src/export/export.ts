@@ -11,9 +11,9 @@
 import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { resolveConfig } from '../server/config.ts';
-import { openSqliteStore } from '../server/store/sqlite.ts';
-import type { Store } from '../server/store/store.ts';
+import { resolveRenderConfig } from '../render/config.ts';
+import { openSqliteStore } from '../store/sqlite.ts';
+import type { Store } from '../store/store.ts';
 import { type ApiFeedOptions, ExportError, loadApiFeed } from './api-feed.ts';
 import type { FeedSpec } from './feed-spec.ts';
 import { linkedCsv, type RenderOptions, renderFeed } from './render.ts';
@@ -57,8 +57,8 @@ export async function exportFeed(
   let host: string;
   let timezone: string | undefined;
   if (source.kind === 'store') {
-    const config = resolveConfig({ siteUrl: source.siteUrl, siteTimezone: source.siteTimezone });
-    data = loadStoreFeed(source.store, config, feed, now, feed.format === 'ics');
+    const config = resolveRenderConfig({ siteUrl: source.siteUrl, siteTimezone: source.siteTimezone });
+    data = loadStoreFeed(source.store, config, feed, now, feed.format);
     host = config.host;
     timezone = config.siteTimezone;
   } else {
@@ -67,7 +67,7 @@ export async function exportFeed(
   }
   const body = renderFeed(feed, data, { host, timezone }, opts);
   const result: ExportResult = { body, events: data.events.length, cancelled: data.cancelled.size };
-  if (feed.format === 'csv') Object.assign(result, linkedCsv(data.events, opts));
+  if (feed.format === 'csv') Object.assign(result, linkedCsv(data, opts));
   return result;
 }
 

@@ -35,9 +35,10 @@
 import type { ICalEventData, ICalLocation } from 'ical-generator';
 import { foldLines, ICalCalendar, ICalCalendarMethod, ICalEvent, ICalEventStatus } from 'ical-generator';
 import { IANAZone } from 'luxon';
-import { decodeEntities, htmlToText } from '../server/formats/text.ts';
-import type { WireEvent } from '../server/formats/wire.ts';
-import { venueOf } from '../server/formats/wire.ts';
+import { htmlToText } from '../model/html.ts';
+import { decodeEntities } from '../render/text.ts';
+import type { WireEvent } from '../render/wire.ts';
+import { venueOf } from '../render/wire.ts';
 import { vtimezone } from './vtimezone.ts';
 import { wallTime } from './wall-time.ts';
 

@@ -5,9 +5,9 @@
  * Public: `FeedSite`, `FeedData`, `RenderOptions`, `renderFeed`, `icalOptions`, `linkedCsv`,
  * `FEED_CONTENT_TYPES`.
  */
-import { eventsToCsv, organizersToCsv, venuesToCsv } from '../server/formats/csv.ts';
-import type { WireEvent, WireOrganizer, WireVenue } from '../server/formats/wire.ts';
-import { venueOf } from '../server/formats/wire.ts';
+import { eventsToCsv, organizersToCsv, rawFrom, type StoredTexts, venuesToCsv } from '../render/csv.ts';
+import type { WireEvent, WireOrganizer, WireVenue } from '../render/wire.ts';
+import { venueOf } from '../render/wire.ts';
 import type { FeedSpec } from './feed-spec.ts';
 import { eventsToIcal, type IcalOptions } from './ical.ts';
 
@@ -25,6 +25,11 @@ export interface FeedData {
   events: readonly WireEvent[];
   sequences?: ReadonlyMap<number, number>;
   cancelled?: ReadonlySet<number>;
+  /**
+   * CSV: the stored descriptions and excerpts (a local store has them), written instead of the wire's
+   * HTML with its markup undone, which is not always the text that was stored (src/render/csv.ts).
+   */
+  texts?: StoredTexts;
 }
 
 export const FEED_CONTENT_TYPES = Object.freeze({
@@ -35,7 +40,7 @@ export const FEED_CONTENT_TYPES = Object.freeze({
 export interface RenderOptions {
   /** The Outlook variant of an .ics feed: no X-WR-CALNAME. */
   outlook?: boolean;
-  /** CSV: `keep` writes formula-like cells as they are (server/formats/csv.ts); default escaped. */
+  /** CSV: `keep` writes formula-like cells as they are (src/render/csv.ts); default escaped. */
   formulas?: 'escape' | 'keep';
 }
 
@@ -43,7 +48,7 @@ export function renderFeed(feed: FeedSpec, data: FeedData, site: FeedSite, opts:
   if (feed.format === 'csv') {
     const cancelled = data.cancelled;
     const events = cancelled?.size ? data.events.filter((e) => !cancelled.has(e.id)) : data.events;
-    return eventsToCsv(events, { formulas: opts.formulas });
+    return eventsToCsv(events, { formulas: opts.formulas, raw: rawFrom(data.texts) });
   }
   return eventsToIcal(data.events, {
     ...icalOptions(feed, site, opts),
@@ -71,9 +76,10 @@ export function icalOptions(feed: FeedSpec, site: FeedSite, opts: RenderOptions 
  * imports venues and organizers before the events that name them). Each once, in order of appearance.
  */
 export function linkedCsv(
-  events: readonly WireEvent[],
+  data: Pick<FeedData, 'events' | 'texts'>,
   opts: RenderOptions = {},
 ): { venues: string; organizers: string } {
+  const { events } = data;
   const venues = new Map<number, WireVenue>();
   const organizers = new Map<number, WireOrganizer>();
   for (const e of events) {
@@ -81,7 +87,7 @@ export function linkedCsv(
     if (v && !venues.has(v.id)) venues.set(v.id, v);
     for (const o of e.organizer) if (!organizers.has(o.id)) organizers.set(o.id, o);
   }
-  const csv = { formulas: opts.formulas };
+  const csv = { formulas: opts.formulas, raw: rawFrom(data.texts) };
   return {
     venues: venuesToCsv([...venues.values()], csv),
     organizers: organizersToCsv([...organizers.values()], csv),

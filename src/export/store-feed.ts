@@ -1,6 +1,6 @@
 /**
  * A feed's events read from the server's store: the published events its filters and window select,
- * rendered to the wire as an anonymous reader sees them (src/server/render), each with its SEQUENCE,
+ * rendered to the wire as an anonymous reader sees them (src/render), each with its SEQUENCE,
  * plus STATUS:CANCELLED tombstones of events that left within `tombstoneDays` (migration 5).
  *
  * Public: `FeedEvents`, `loadStoreFeed`; `FeedRecords`, `loadFeedRecords`, `feedEvent` and `tombstoneEvent`,
@@ -8,10 +8,11 @@
  *
  * No item cap (TEC's own feed stops at 30 events): the list query asks for every match.
  */
-import type { Config } from '../server/config.ts';
-import type { WireEvent } from '../server/formats/wire.ts';
-import { loadRelated, type Related, renderEvent } from '../server/render/event.ts';
-import type { EventQuery, EventRecord, EventTombstone, LinkedKind, Store } from '../server/store/store.ts';
+import type { RenderConfig } from '../render/config.ts';
+import { type StoredTexts, storedTexts } from '../render/csv.ts';
+import { loadRelated, type Related, renderEvent } from '../render/event.ts';
+import type { WireEvent } from '../render/wire.ts';
+import type { EventQuery, EventRecord, EventTombstone, LinkedKind, Store } from '../store/store.ts';
 import { type FeedFilters, feedWindow } from './feed-spec.ts';
 
 export interface FeedEvents {
@@ -22,6 +23,11 @@ export interface FeedEvents {
   cancelled: Set<number>;
   /** The newest `modified_utc` or removal among them; null for an empty feed. */
   lastModified: Date | null;
+  /**
+   * The stored descriptions and excerpts of the events and their venues and organizers (for CSV); none
+   * from an API, which shows only their HTML.
+   */
+  texts?: StoredTexts;
 }
 
 const ANONYMOUS = { statuses: ['publish' as const], ownStatuses: [], ownerId: null };
@@ -134,15 +140,18 @@ export interface FeedRecords {
 
 /**
  * The feed's records at `now`: live events in list order (start, then publication), then tombstones.
- * `withTombstones: false` for formats that cannot say "cancelled" (CSV).
+ * A CSV has no tombstones (it cannot say "cancelled"), and has the events hidden from listings too (see
+ * `loadStoreFeed`).
  */
 export function loadFeedRecords(
   store: Store,
   f: FeedFilters & { tombstoneDays: number },
   now: Date,
-  withTombstones = true,
+  format: 'ics' | 'csv' = 'ics',
 ): FeedRecords {
+  const withTombstones = format === 'ics';
   const { query, nothing } = resolve(store, f, now);
+  if (format === 'csv') query.withHidden = true;
   const items = nothing ? [] : store.listEvents(query).items;
   const rel = loadRelated(store, items, null);
   const sequences = store.eventSequences(items.map((e) => e.id));
@@ -163,32 +172,38 @@ export function loadFeedRecords(
   return { items, rel, sequences, tombstones, lastModified: newest ? utcDate(newest) : null };
 }
 
+const redacted = (e: EventRecord) => e.password !== null && e.password !== '';
+
 /** A live event of a feed on the wire, as an anonymous reader sees it. */
-export function feedEvent(e: EventRecord, rel: Related, cfg: Config): WireEvent {
-  return renderEvent(e, rel, cfg, {
-    single: false,
-    redact: e.password !== null && e.password !== '',
-  }) as unknown as WireEvent;
+export function feedEvent(e: EventRecord, rel: Related, cfg: RenderConfig): WireEvent {
+  return renderEvent(e, rel, cfg, { single: false, redact: redacted(e) }) as unknown as WireEvent;
 }
 
 /**
  * The feed's events at `now`: live ones in list order (start, then publication), then tombstones.
- * `withTombstones: false` for formats that cannot say "cancelled" (CSV).
+ * A CSV has no tombstones (it cannot say "cancelled"), and lists the events hidden from listings too:
+ * it is the calendar's data (`npm run export` → `npm run import` gives the same store), not a listing;
+ * their `event_hide` column says they are hidden.
  */
 export function loadStoreFeed(
   store: Store,
-  cfg: Config,
+  cfg: RenderConfig,
   f: FeedFilters & { tombstoneDays: number },
   now: Date,
-  withTombstones = true,
+  format: 'ics' | 'csv' = 'ics',
 ): FeedEvents {
-  const r = loadFeedRecords(store, f, now, withTombstones);
+  const r = loadFeedRecords(store, f, now, format);
   const events = r.items.map((e) => feedEvent(e, r.rel, cfg));
+  const texts = storedTexts(
+    r.items.filter((e) => !redacted(e)),
+    r.rel.linked.values(),
+  );
   for (const t of r.tombstones) events.push(tombstoneEvent(t));
   return {
     events,
     sequences: r.sequences,
     cancelled: new Set(r.tombstones.map((t) => t.id)),
     lastModified: r.lastModified,
+    texts,
   };
 }

@@ -2,6 +2,9 @@
 // Rules: api-contract.md A.6 (with E7, our fixes to TEC 6.2.6's parser for ranges, symbols, `"0"` and
 // thousands separators). Pure; the site's default currency comes in as an argument.
 
+/** An ISO 4217 currency code (`EUR`, `usd`): what `currency_code` takes, stored upper-cased. */
+export const CURRENCY_CODE = /^[A-Za-z]{3}$/;
+
 interface CostDetails {
   currency_symbol: string;
   currency_code: string;

@@ -1,7 +1,7 @@
 /** Events: write fields (seed table, contract B.6) and the response shape (A.1). */
 import { z } from 'zod';
 import { CostDetails, DateDetails, GlobalIds, ImageOrFalse, listPaging } from './common.ts';
-import { isValidCostInput } from './cost.ts';
+import { CURRENCY_CODE, isValidCostInput } from './cost.ts';
 import { Organizer } from './organizer.ts';
 import {
   httpUrl,
@@ -43,6 +43,13 @@ export const EventWrite = z.object({
     .unknown()
     .refine(isValidCostInput, 'Invalid cost.')
     .meta({ 'x-wp-type': 'string', description: 'a string, a number, or an array of them (A.6)' }),
+  currency_code: z
+    .union([z.literal(''), z.null(), z.string().regex(CURRENCY_CODE, 'Invalid currency code.')])
+    .meta({
+      'x-wp-type': 'string',
+      description:
+        "ISO 4217 code of the cost's currency (`EUR`), shown in `cost_details.currency_code` and JSON-LD's `priceCurrency`; `\"\"` or `null` clears it. Not in TEC's API (it keeps the code only from its CSV importer)",
+    }),
   website: z.union([z.literal(''), z.null(), httpUrl]).meta({ 'x-wp-type': 'string' }),
   show_map: wpBoolean,
   show_map_link: wpBoolean,
@@ -62,6 +69,7 @@ export const EVENT_NULLABLE = new Set([
   'excerpt',
   'image',
   'cost',
+  'currency_code',
   'website',
   'venue',
   'organizer',

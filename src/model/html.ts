@@ -213,7 +213,7 @@ const TYPOGRAPHIC = new RegExp(`[${Object.keys(TYPOGRAPHIC_FOLD).join('')}]`, 'g
 
 // The named entities WordPress and editors actually produce; others are left as typed.
 // biome-ignore format: a table reads better packed
-const NAMED_ENTITIES: Record<string, string> = {
+export const NAMED_ENTITIES: Readonly<Record<string, string>> = {
   amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0', shy: '\u00ad',
   ndash: '–', mdash: '—', hellip: '…', lsquo: '‘', rsquo: '’', sbquo: '‚', ldquo: '“', rdquo: '”',
   bdquo: '„', laquo: '«', raquo: '»', lsaquo: '‹', rsaquo: '›', bull: '•', middot: '·', prime: '′',

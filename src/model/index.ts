@@ -1,6 +1,7 @@
 /** One source of truth for the calendar/events/v1 wire formats, shared by server and client. */
 export { ApiError, CostDetails, DateDetails, Image, ImageSize } from './common.ts';
 export { EVENT_NULLABLE, Event, EventList, EventWrite, type EventWriteInput } from './event.ts';
+export type { Kind } from './kind.ts';
 export { Organizer, OrganizerWrite, type OrganizerWriteInput } from './organizer.ts';
 export { wpBoolean, wpInteger } from './primitives.ts';
 export {

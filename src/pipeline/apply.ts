@@ -14,8 +14,10 @@
  * `preserve-local-edits` are left out of the body (or sent back as the target has them, where updates
  * replace the whole item), and the record keeps our old value and old hash for them, so they stay kept.
  */
+
+import type { Kind } from '../model/kind.ts';
 import type { SyncState } from '../state/sync-state.ts';
-import type { Kind, Remote, Target } from '../writer/target.ts';
+import type { Remote, Target } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED, hashOf } from './desired.ts';
 import { fieldHashes, fieldOf, toWire, withField } from './local-edits.ts';
 import type { Action, Plan } from './plan.ts';

@@ -48,7 +48,7 @@ export const DEFAULT_POLICIES = Object.freeze({
 /** Keys whose values must be `${VAR}` references in the file, under `target.auth`. */
 export const SECRET_KEYS = ['password', 'token', 'client_secret'] as const;
 /** Source options that only mean something for CSV (refused on an ics source). */
-export const CSV_ONLY_KEYS = ['delimiter', 'encoding', 'date_format', 'columns', 'header'] as const;
+export const CSV_ONLY_KEYS = ['delimiter', 'encoding', 'date_format', 'columns', 'header', 'kind'] as const;
 
 const SLUG = /^[a-z0-9][a-z0-9-]*$/;
 const ENV_REFERENCE = '^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$';
@@ -153,6 +153,12 @@ const CsvSource = z.strictObject({
     )
     .default({})
     .describe('Canonical field → column header, for headers the built-in aliases do not know.'),
+  kind: z
+    .enum(['events', 'venues', 'organizers'])
+    .optional()
+    .describe(
+      "What the rows are: events, venues or organizers (as The Events Calendar's CSV importer takes them). Default: by the header (venue_name or organizer_name without event columns: venues or organizers).",
+    ),
 });
 
 const Source = z

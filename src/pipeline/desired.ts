@@ -4,8 +4,8 @@
  * References between entities are by source key (`refs`), resolved to remote ids only when written.
  */
 import { createHash } from 'node:crypto';
+import type { Kind } from '../model/kind.ts';
 import type { Origin } from '../sources/record.ts';
-import type { Kind } from '../writer/target.ts';
 
 export interface Refs {
   venue?: string;

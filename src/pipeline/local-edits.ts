@@ -10,9 +10,10 @@
  * can be sent back unchanged to a target whose updates replace the whole item (TEC, C.4).
  */
 import { hash } from 'node:crypto';
+import type { Kind } from '../model/kind.ts';
 import type { StateItem } from '../state/sync-state.ts';
 import { resendBody } from '../writer/resend-body.ts';
-import type { Kind, Remote } from '../writer/target.ts';
+import type { Remote } from '../writer/target.ts';
 
 /** Canonical reference fields (desired.ts `refs`), flattened beside the write fields in diffs. */
 export const REF_FIELDS = ['venue', 'organizers', 'categories', 'tags'] as const;

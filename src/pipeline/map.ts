@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { localToUtc, utcToLocal } from '../model/datetime.ts';
+import type { Kind } from '../model/kind.ts';
 import { slugify } from '../model/slug.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
 import type {
@@ -20,7 +21,6 @@ import type {
   TimeValue,
   VenueRecord,
 } from '../sources/record.ts';
-import type { Kind } from '../writer/target.ts';
 import { canonical, type Desired, hashOf, type Refs } from './desired.ts';
 
 export interface MapOptions {
@@ -102,6 +102,9 @@ export function mapRecords(
       all_day: times.allDay,
       status: options.status,
       cost: record.cost ?? '',
+      // Only when the source names one: an empty field in every event would change the hash of each one
+      // already written, and rewrite them all once.
+      ...(record.currencyCode ? { currency_code: record.currencyCode } : {}),
       website: record.url && /^https?:\/\//i.test(record.url) ? record.url : '',
       image: record.image ?? '',
       featured: record.featured ?? options.featured,
@@ -168,6 +171,7 @@ function addVenue(
       if (venue[field]) fields[field] = venue[field];
     }
     if (venue.website && /^https?:\/\//i.test(venue.website)) fields.website = venue.website;
+    if (venue.image && /^https?:\/\//i.test(venue.image)) fields.image = venue.image;
     // Strings, not booleans: TEC 6.2.6 rejects JSON booleans here (contract C.9).
     fields.show_map = String(options.show_map);
     fields.show_map_link = String(options.show_map_link);
@@ -192,6 +196,7 @@ function addOrganizer(organizers: Map<string, Desired>, organizer: OrganizerReco
     if (organizer.email) fields.email = organizer.email;
     if (organizer.phone) fields.phone = organizer.phone;
     if (organizer.website && /^https?:\/\//i.test(organizer.website)) fields.website = organizer.website;
+    if (organizer.image && /^https?:\/\//i.test(organizer.image)) fields.image = organizer.image;
     organizers.set(key, entity('organizer', key, name, fields, record));
   }
   return key;

@@ -12,9 +12,10 @@
  * both values — its other changes are still written, the conflicting ones never silently dropped.
  */
 import { localToUtc } from '../model/datetime.ts';
+import type { Kind } from '../model/kind.ts';
 import type { Origin } from '../sources/record.ts';
 import type { StateItem } from '../state/sync-state.ts';
-import type { Kind, Remote, RemovalMode } from '../writer/target.ts';
+import type { Remote, RemovalMode } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED, KIND_ORDER } from './desired.ts';
 import { editedFields, keptValues } from './local-edits.ts';
 

@@ -65,10 +65,12 @@ export type SourceRead =
       hasSeries: boolean;
     };
 
+/** `onParse`: VEVENTs of an .ics read so far and its total, as the reader goes (a progress bar). */
 export async function readSource(
   spec: RunSpec,
   window: Window,
   validators?: Validators,
+  onParse?: (done: number, total: number) => void,
 ): Promise<SourceRead> {
   const { source } = spec;
   const file = sourceLabel(source);
@@ -76,7 +78,7 @@ export async function readSource(
   const read = async (bytes: AsyncIterable<Uint8Array> | Uint8Array): Promise<SourceResult> => {
     if (source.type === 'ics') {
       const all = bytes instanceof Uint8Array ? bytes : await readBody(bytes);
-      return readIcs(all, { file, window, defaultZone });
+      return readIcs(all, { file, window, defaultZone, onProgress: onParse });
     }
     return readCsv(bytes, {
       file,
@@ -106,7 +108,11 @@ export async function readSource(
     if (fetched.notModified) return { notModified: true };
     let result: SourceResult;
     try {
-      result = await read(fetched.body);
+      const kind = source.type === 'csv' ? (source.kind ?? 'events') : 'events';
+      result =
+        kind === 'events'
+          ? await read(fetched.body)
+          : await standaloneOf(await readBody(fetched.body), kind, file);
     } finally {
       await fetched.close();
     }

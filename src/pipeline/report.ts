@@ -3,8 +3,9 @@
  * every failure with its reason and where it came from (file:line, UID, HTTP status and error code), and
  * the source's problems. Printed as a table on a terminal and written as JSON with `--report`.
  */
+
+import type { Kind } from '../model/kind.ts';
 import type { SourceProblem } from '../sources/record.ts';
-import type { Kind } from '../writer/target.ts';
 import type { ItemResult, Outcome } from './apply.ts';
 import { KIND_ORDER } from './desired.ts';
 import type { Conflict } from './plan.ts';

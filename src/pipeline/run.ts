@@ -4,17 +4,16 @@
  * specs and options; everything here is sequencing, the work is in the modules it calls.
  *
  * Around the plan: a remote source that answers 304 ends the run before it (read-source.ts); a state that
- * knows nothing of this pipeline is first rebuilt from the target (state/rebuild.ts), so that items an
+ * knows nothing of this pipeline is first rebuilt from the target (rebuild-state.ts), so that items an
  * earlier run wrote are taken over, not created again; under preserve-local-edits, the target's current
  * version of each item the source changed is read, so that the plan can keep what was edited there.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { storageFault } from '../server/store/errors.ts';
+import { storageFault } from '../store/errors.ts';
 import type { SourceProblem, SourceResult } from '../sources/record.ts';
 import { acquireLock } from '../state/lock.ts';
-import { rebuildState } from '../state/rebuild.ts';
 import { type StateItem, SyncState } from '../state/sync-state.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { apply, type ItemResult } from './apply.ts';
@@ -22,6 +21,7 @@ import { ConfigError, StateWriteError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
 import { changedItems, type Plan, type Policies, plan } from './plan.ts';
 import { cacheFingerprints, readSource, type SourceSpec, sourceLabel } from './read-source.ts';
+import { rebuildState } from './rebuild-state.ts';
 import { conflictsOf, emptyCounts, type RunReport, tally } from './report.ts';
 
 export type { SourceSpec } from './read-source.ts';
@@ -60,6 +60,8 @@ export interface RunOptions {
    * what it is doing: a terminal shows it until the writes' progress bar takes over.
    */
   onStage?: (doing: string) => void;
+  /** Called while an .ics source is parsed, with its VEVENTs read so far and its total. */
+  onParse?: (done: number, total: number) => void;
   /** The run's id in logs, the sync state and the report; default a new UUID (the CLI makes it first, for its own log lines). */
   runId?: string;
 }
@@ -95,7 +97,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       startedAt: new Date(started).toISOString(),
     };
     options.onStage?.(`reading ${sourceLabel(spec.source)}`);
-    const read = await readSource(spec, window, cache);
+    const read = await readSource(spec, window, cache, options.onParse);
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
       const report: RunReport = {

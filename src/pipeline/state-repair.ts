@@ -3,19 +3,20 @@
  * Public: rebuildPipelineState.
  *
  * The source is read and mapped as a run would (so that the keys, slugs and natural keys are the ones the
- * next run plans with), the target's items are recognised by slug and natural key (state/rebuild.ts), and
+ * next run plans with), the target's items are recognised by slug and natural key (rebuild-state.ts), and
  * the pipeline's items in the state are replaced by what was found, under the pipeline's run lock. A run
  * does the same by itself when the state knows nothing of its pipeline; this command is for a state that
  * is wrong rather than missing (restored from an old backup, copied from another machine).
  */
 import type { Logger } from 'pino';
+import type { Kind } from '../model/kind.ts';
 import { acquireLock } from '../state/lock.ts';
-import { REBUILT, rebuildState } from '../state/rebuild.ts';
 import { SyncState } from '../state/sync-state.ts';
-import type { Kind, Target } from '../writer/target.ts';
+import type { Target } from '../writer/target.ts';
 import { KIND_ORDER } from './desired.ts';
 import { mapRecords } from './map.ts';
 import { readSource } from './read-source.ts';
+import { REBUILT, rebuildState } from './rebuild-state.ts';
 import type { RunSpec } from './run.ts';
 
 export interface Rebuilt {

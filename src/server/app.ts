@@ -14,10 +14,12 @@ import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { defaultFeeds, type FeedSpec } from '../export/feed-spec.ts';
+import type { Caller } from '../model/capabilities.ts';
 import { formatUtcNow } from '../model/datetime.ts';
+import { storageFault } from '../store/errors.ts';
+import type { Store } from '../store/store.ts';
 import { AppPasswordVerifier } from './auth/app-passwords.ts';
 import { authenticate, basicScheme, bearerScheme, type SchemeHandler } from './auth/authenticate.ts';
-import type { Caller } from './auth/capabilities.ts';
 import { TokenService } from './auth/tokens.ts';
 import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';
@@ -37,8 +39,6 @@ import {
   registerSecurityHeaders,
   serverOptions,
 } from './security/index.ts';
-import { storageFault } from './store/errors.ts';
-import type { Store } from './store/store.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -58,7 +58,7 @@ export interface AppOptions extends ServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Extra authentication schemes by lower-case name (`basic` and `bearer` are built in). */
   schemes?: Record<string, SchemeHandler>;
-  /** Demo mode (src/server/demo.ts): the landing and docs pages show when the data is next reset. */
+  /** Demo mode (src/embedded/demo.ts): the landing and docs pages show when the data is next reset. */
   demo?: DemoSchedule;
   /** Feeds served at /feeds/<name>.ics (src/export/feed-spec.ts); default one, `all`. */
   feeds?: readonly FeedSpec[];

@@ -1,5 +1,10 @@
 /** Server settings with their defaults, resolved once at start-up and frozen. */
-import { normalizeTimezone } from '../model/timezone.ts';
+import {
+  type RenderConfig,
+  type RenderConfigOptions,
+  resolveRenderConfig,
+  trimSlash,
+} from '../render/config.ts';
 import type { AuthThrottleOptions } from './security/auth-throttle.ts';
 import { checkLimits, type SocketLimits } from './security/limits.ts';
 
@@ -28,15 +33,7 @@ export const DEFAULT_AUTH_THROTTLE: Readonly<AuthThrottleOptions> = Object.freez
   maxClients: 10_000,
 });
 
-export interface ServerOptions {
-  /** Public site URL for permalinks (`{site}`); default `http://127.0.0.1:8080`. */
-  siteUrl?: string;
-  /** Public API root (`{base}`); default the site URL. Its path is the mount prefix. */
-  apiBase?: string;
-  /** Site time zone for publication dates and list bounds; default `UTC` (IANA or `UTC±H`). */
-  siteTimezone?: string;
-  /** Currency shown for costs without a symbol (A.6); default `$`, prefix, `USD`. */
-  currency?: { symbol: string; position: 'prefix' | 'postfix'; code: string };
+export interface ServerOptions extends RenderConfigOptions {
   /** Largest request body in bytes; default 1 MiB. */
   bodyLimit?: number;
   /** Folder for sideloaded images; default none (image URLs are then rejected). */
@@ -55,17 +52,6 @@ export interface ServerOptions {
    * 50 events is ~200 KB). `maxEntries: 0` turns it off.
    */
   responseCache?: { maxEntries: number; maxBytes: number };
-  /**
-   * Characters of rendered event JSON kept for reuse by lists (render/event-json.ts); default 32,000,000
-   * (~64 MB).
-   */
-  renderCacheChars?: number;
-  /**
-   * Whether that includes the JSON of each event's own fields; default true. A bulk writer that reads
-   * nothing back (the local import target) renders each event once, but the same few venues, organizers
-   * and terms in thousands of answers: it keeps only those.
-   */
-  renderCacheEvents?: boolean;
   /** Socket limits and timeouts; each defaults to `DEFAULT_LIMITS`. */
   limits?: Partial<SocketLimits>;
   /** Failed-authentication throttle per client address; defaults `DEFAULT_AUTH_THROTTLE`; `false` turns it off. */
@@ -83,15 +69,9 @@ export interface ServerOptions {
 /** The forms of Fastify's `trustProxy` a server configuration can state (no function: it is data). */
 export type TrustProxy = boolean | string | string[];
 
-export interface Config {
-  siteUrl: string;
-  apiBase: string;
+export interface Config extends RenderConfig {
   /** Path of `apiBase`, without trailing slash ('' at the root). */
   apiPrefix: string;
-  /** `{host}`: host name + path of the site, no scheme or port (A.0 `global_id`). */
-  host: string;
-  siteTimezone: string;
-  currency: { symbol: string; position: 'prefix' | 'postfix'; code: string };
   bodyLimit: number;
   uploadsDir: string | null;
   imageMaxBytes: number;
@@ -100,21 +80,13 @@ export interface Config {
   maxPerPage: number;
   now: () => Date;
   responseCache: { maxEntries: number; maxBytes: number };
-  renderCacheChars: number;
-  renderCacheEvents: boolean;
   limits: SocketLimits;
   authThrottle: AuthThrottleOptions | null;
   trustProxy: TrustProxy;
 }
 
-const trimSlash = (s: string) => s.replace(/\/+$/, '');
-
 export function resolveConfig(o: ServerOptions): Readonly<Config> {
-  const siteUrl = trimSlash(o.siteUrl ?? 'http://127.0.0.1:8080');
-  const apiBase = trimSlash(o.apiBase ?? siteUrl);
-  const site = new URL(siteUrl);
-  const siteTimezone = normalizeTimezone(o.siteTimezone ?? 'UTC');
-  if (!siteTimezone) throw new Error(`Invalid site time zone: ${o.siteTimezone}`);
+  const render = resolveRenderConfig(o);
   const limits = { ...DEFAULT_LIMITS, ...o.limits };
   checkLimits(limits);
   const authThrottle = o.authThrottle === false ? null : { ...DEFAULT_AUTH_THROTTLE, ...o.authThrottle };
@@ -126,12 +98,8 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
     }
   }
   return Object.freeze({
-    siteUrl,
-    apiBase,
-    apiPrefix: trimSlash(new URL(apiBase).pathname),
-    host: trimSlash(site.hostname + site.pathname),
-    siteTimezone,
-    currency: o.currency ?? { symbol: '$', position: 'prefix' as const, code: 'USD' },
+    ...render,
+    apiPrefix: trimSlash(new URL(render.apiBase).pathname),
     bodyLimit: o.bodyLimit ?? 1024 * 1024,
     uploadsDir: o.uploadsDir ?? null,
     imageMaxBytes: o.imageMaxBytes ?? 10 * 1024 * 1024,
@@ -140,8 +108,6 @@ export function resolveConfig(o: ServerOptions): Readonly<Config> {
     maxPerPage: 50,
     now: o.now ?? (() => new Date()),
     responseCache: o.responseCache ?? { maxEntries: 2_000, maxBytes: 64 * 1024 * 1024 },
-    renderCacheChars: o.renderCacheChars ?? 32_000_000,
-    renderCacheEvents: o.renderCacheEvents ?? true,
     limits: Object.freeze(limits),
     authThrottle: authThrottle && Object.freeze(authThrottle),
     trustProxy: o.trustProxy ?? false,

@@ -1,4 +1,5 @@
-import type { StorageFault } from './store/errors.ts';
+import type { Kind } from '../model/kind.ts';
+import type { StorageFault } from '../store/errors.ts';
 
 /**
  * The server's error catalogue (contract A.8, B.0, B.9): every failure is an `ApiError`
@@ -31,9 +32,7 @@ export class ApiError extends Error {
   }
 }
 
-export type ResourceKind = 'event' | 'venue' | 'organizer' | 'category' | 'tag';
-
-const LABEL: Record<ResourceKind, string> = {
+const LABEL: Record<Kind, string> = {
   event: 'Event',
   venue: 'Venue',
   organizer: 'Organizer',
@@ -79,10 +78,10 @@ export const forbidden = (anonymous: boolean, params?: string[]) =>
     anonymous ? { 'www-authenticate': WWW_AUTHENTICATE } : {},
   );
 
-export const notFoundById = (kind: ResourceKind, id: number | string) =>
+export const notFoundById = (kind: Kind, id: number | string) =>
   new ApiError(404, `${kind}-not-found`, `${LABEL[kind]} with ID ${id} does not exist.`);
 
-export const notFoundBySlug = (kind: ResourceKind, slug: string) =>
+export const notFoundBySlug = (kind: Kind, slug: string) =>
   new ApiError(404, `${kind}-not-found`, `No ${kind} found with slug "${slug}".`);
 
 export const notAccessible = (kind: 'event' | 'venue' | 'organizer') =>

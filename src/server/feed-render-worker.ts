@@ -3,9 +3,9 @@
  * rendered feed per `{ id, job }` message, its bytes transferred back, not copied.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { openSqliteStore } from '../store/sqlite.ts';
 import { type FeedJob, type PlainConfig, renderStoreFeed } from './feed-render.ts';
 import { VeventCache } from './feed-vevents.ts';
-import { openSqliteStore } from './store/sqlite.ts';
 
 const { path, cfg } = workerData as { path: string; cfg: PlainConfig };
 const store = openSqliteStore(path, { readOnly: true });

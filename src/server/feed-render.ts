@@ -14,10 +14,10 @@ import type { FeedSpec } from '../export/feed-spec.ts';
 import { icalOf } from '../export/ical.ts';
 import { icalOptions, renderFeed } from '../export/render.ts';
 import { loadFeedRecords, loadStoreFeed } from '../export/store-feed.ts';
+import type { Store } from '../store/store.ts';
 import type { Config } from './config.ts';
 import { VeventCache } from './feed-vevents.ts';
 import { strongEtag } from './response-cache.ts';
-import type { Store } from './store/store.ts';
 
 export interface FeedJob {
   spec: FeedSpec;
@@ -54,14 +54,14 @@ export function renderStoreFeed(
   let text: string;
   let lastModified: Date | null;
   if (job.spec.format === 'ics') {
-    const records = loadFeedRecords(store, job.spec, now, true);
+    const records = loadFeedRecords(store, job.spec, now, 'ics');
     text = icalOf(
       vevents.render(records, config, cfg.host),
       icalOptions(job.spec, site, { outlook: job.outlook }),
     );
     lastModified = records.lastModified;
   } else {
-    const data = loadStoreFeed(store, config, job.spec, now, false);
+    const data = loadStoreFeed(store, config, job.spec, now, 'csv');
     text = renderFeed(job.spec, data, site, { outlook: job.outlook });
     lastModified = data.lastModified;
   }

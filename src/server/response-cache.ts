@@ -31,10 +31,10 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUtcNow, utcToLocal } from '../model/datetime.ts';
+import type { Store } from '../store/store.ts';
 import type { Config } from './config.ts';
 import type { MediaType } from './formats/negotiate.ts';
 import { negotiated } from './routes/respond.ts';
-import type { Store } from './store/store.ts';
 
 export interface ResponseCacheLimits {
   /** Entries kept; 0 turns the cache off. */

@@ -45,6 +45,8 @@ export interface VenueRecord {
   country?: string;
   phone?: string;
   website?: string;
+  /** Image URL (a venues CSV's featured_image). */
+  image?: string;
   latitude?: number;
   longitude?: number;
 }
@@ -56,6 +58,8 @@ export interface OrganizerRecord {
   email?: string;
   phone?: string;
   website?: string;
+  /** Image URL (an organizers CSV's featured_image). */
+  image?: string;
 }
 
 export interface EventRecord {
@@ -82,6 +86,8 @@ export interface EventRecord {
   url?: string;
   /** Cost as the source writes it (`"25"`, `"Free"`, `"10-25"`); contract A.6 decides. */
   cost?: string;
+  /** ISO 4217 code of the cost's currency (`EUR`, upper case), when the source names one (a CSV column). */
+  currencyCode?: string;
   featured?: boolean;
   /** TEC's display switches, when the source has them (TEC's CSV columns); else the pipeline's defaults. */
   display?: Partial<Record<'sticky' | 'hide_from_listings' | 'show_map' | 'show_map_link', boolean>>;

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { describeFault, StoreError, storageFault } from '../server/store/errors.ts';
+import { describeFault, StoreError, storageFault } from '../store/errors.ts';
 
 export class LockedError extends Error {
   readonly code = 'pipeline_locked';

@@ -17,7 +17,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { Kind } from '../writer/target.ts';
+import type { Kind } from '../model/kind.ts';
 import { migrate } from './migrations.ts';
 
 /** What the state knows of one item. */

@@ -9,12 +9,13 @@
  * `force` works only on ours (C.16); updates replace the whole item (C.4, see resend-body.ts).
  */
 
+import type { Kind } from '../model/kind.ts';
 import { capabilitiesFor } from './capabilities.ts';
 import { withoutEmptyStrings } from './empty-strings.ts';
 import { WriteError } from './errors.ts';
 import { createRequester, type RequesterOptions } from './requester.ts';
 import { resendBody } from './resend-body.ts';
-import type { Kind, Remote, RemovalMode, Target } from './target.ts';
+import type { Remote, RemovalMode, Target } from './target.ts';
 import type { Transport, TransportRequest } from './transport.ts';
 
 export interface TargetOptions extends RequesterOptions {
@@ -77,9 +78,17 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
     }
   };
 
-  /** C.21: the empty strings a real TEC site refuses, put as it accepts them (emptyStrings.ts). */
-  const wire = (kind: Kind, body: Doc): Doc =>
-    capabilities.refusesEmptyStrings ? withoutEmptyStrings(kind, body) : body;
+  /**
+   * The body as the API takes it: without the fields it has no parameter for, and (C.21) the empty strings
+   * a real TEC site refuses put as it accepts them (empty-strings.ts).
+   */
+  const wire = (kind: Kind, doc: Doc): Doc => {
+    const unwritable = capabilities.unwritableFields?.[kind] ?? [];
+    const body = unwritable.some((f) => f in doc)
+      ? Object.fromEntries(Object.entries(doc).filter(([f]) => !unwritable.includes(f)))
+      : doc;
+    return capabilities.refusesEmptyStrings ? withoutEmptyStrings(kind, body) : body;
+  };
 
   const update = (kind: Kind, id: number, body: Doc) =>
     remote({ method: 'POST', path: item(kind, id), body: wire(kind, body) });

@@ -17,6 +17,7 @@ const KNOWN: Readonly<Record<string, TargetCapabilities>> = Object.freeze({
     permanentDelete: false,
     maxPerPage: 50,
     refusesEmptyStrings: true,
+    unwritableFields: Object.freeze({ event: Object.freeze(['currency_code']) }),
     whoAmI: '/wp/v2/users/me',
   }),
 });

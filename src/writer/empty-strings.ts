@@ -10,7 +10,7 @@
  *   partial; calsync never writes a term description).
  * Venues and organizers accept `""` in every field.
  */
-import type { Kind } from './target.ts';
+import type { Kind } from '../model/kind.ts';
 
 type Doc = Record<string, unknown>;
 

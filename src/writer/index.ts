@@ -1,7 +1,9 @@
 /**
  * The writer: the API client through which the import pipeline writes (`Target`, target.ts), over HTTP to
- * our server or a real The Events Calendar site, or in-process to the embedded server (`openLocalTarget`).
+ * our server or a real The Events Calendar site, or in-process to the embedded server through a transport
+ * of src/embedded/local-target.ts.
  */
+
 export { createTarget, type TargetOptions } from './api-target.ts';
 export { capabilitiesFor } from './capabilities.ts';
 export { WriteError } from './errors.ts';
@@ -11,9 +13,8 @@ export {
   type HttpTransportOptions,
   USER_AGENT,
 } from './http-transport.ts';
-export { LOCAL_USER, type LocalTargetOptions, openLocalTarget } from './local.ts';
 export { createTokenSource, type OAuth2Options, type TokenSource } from './oauth2.ts';
 export { createQueue, type RequesterOptions } from './requester.ts';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.ts';
-export type { Kind, Remote, RemovalMode, Target, TargetCapabilities } from './target.ts';
+export type { Remote, RemovalMode, Target, TargetCapabilities } from './target.ts';
 export type { Method, Transport, TransportRequest, TransportResponse } from './transport.ts';

@@ -8,7 +8,7 @@
  * permalink means unset, the image is sent as its id string, cost as its values, and links as ids.
  */
 import { stripTags } from '../model/html.ts';
-import type { Kind } from './target.ts';
+import type { Kind } from '../model/kind.ts';
 
 type Doc = Record<string, unknown>;
 

@@ -4,7 +4,7 @@
  * declared as data in `capabilities`, never as `if (isTec)` in the pipeline.
  */
 
-export type Kind = 'category' | 'tag' | 'venue' | 'organizer' | 'event';
+import type { Kind } from '../model/kind.ts';
 
 /** An item as the target holds it. `body` is the API's JSON representation (contract part A). */
 export interface Remote {
@@ -28,6 +28,11 @@ export interface TargetCapabilities {
    * those the way the site accepts and that means the same (empty-strings.ts).
    */
   refusesEmptyStrings: boolean;
+  /**
+   * Write fields the API has no parameter for, by kind: left out of every write body rather than sent to
+   * be ignored (TEC 6.2.6's event routes take no `currency_code`; its CSV importer is what sets one).
+   */
+  unwritableFields?: Partial<Record<Kind, readonly string[]>>;
   /**
    * Where the API tells who the credentials belong to and what they may do (WordPress's
    * `/wp/v2/users/me`, C.2): checked before a run reads or writes anything, because a wrong password makes

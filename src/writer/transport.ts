@@ -1,6 +1,6 @@
 /**
  * The seam between the writer's logic (paths, retries, paging) and how a request travels: over HTTP
- * (http-transport.ts, undici) or into our own app in-process (local.ts, `app.inject`). A transport sends
+ * (http-transport.ts, undici) or into our own app in-process (src/embedded/local-target.ts, `app.inject`). A transport sends
  * one request once; it neither retries nor interprets statuses, and throws only when no answer came.
  */
 

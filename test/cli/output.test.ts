@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateIcs } from '../../bench/generate-ics.ts';
 import { main as exportMain } from '../../src/cli/export.ts';
 import { main as importMain } from '../../src/cli/import.ts';
 import type { CliIO } from '../../src/cli/io.ts';
@@ -161,6 +162,37 @@ describe('source problems', () => {
     expect(run.stdout).toContain('… and 5 more (all of them with --report <file.json>)');
     const listed = run.stdout.split('problems in the source')[1].split('\n').slice(1, 4);
     for (const line of listed) expect(line).toMatch(/: error /);
+  });
+});
+
+describe('progress while a large .ics is parsed', () => {
+  /** The counts the bars showed, frame by frame, as `{ value, total, what }`. */
+  const frames = (stderr: string) =>
+    [...stderr.matchAll(/(\d+)\/(\d+) (events parsed|items)/g)].map((m) => ({
+      value: Number(m[1]),
+      total: Number(m[2]),
+      what: m[3],
+    }));
+
+  it('on a terminal a bar counts the VEVENTs parsed of the file while the parse runs; a pipe gets none', async () => {
+    // 3,000 VEVENTs take about a second to parse; the parse blocks the event loop, so a bar drawn by a
+    // timer would show only 0 and the end: counts between them were drawn from inside the parse.
+    await writeFile(at('large.ics'), generateIcs({ events: 3000, start: new Date('2027-01-01T00:00:00Z') }));
+    const run = await onTerminal(importMain, [at('large.ics'), '--data', at('large.db'), '--dry-run']);
+    expect(run.code).toBe(0);
+    const parsed = frames(run.stderr);
+    expect(new Set(parsed.map((f) => `${f.what} of ${f.total}`))).toEqual(new Set(['events parsed of 3000']));
+    const between = parsed.filter((f) => f.value > 0 && f.value < 3000).map((f) => f.value);
+    expect(between.length).toBeGreaterThan(0);
+    expect(between).toEqual([...between].sort((a, b) => a - b));
+    expect(parsed.at(-1)?.value).toBe(3000);
+    // Then the bar gives way to the planning stage's status line.
+    expect(run.stderr.lastIndexOf('events parsed')).toBeLessThan(run.stderr.indexOf('planning '));
+
+    const pipe = await runCli(importMain, [at('large.ics'), '--data', at('large.db'), '--dry-run']);
+    expect(pipe.code).toBe(0);
+    expect(frames(pipe.stderr)).toEqual([]);
+    expect(pipe.stderr).not.toContain(ESC);
   });
 });
 

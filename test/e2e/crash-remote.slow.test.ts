@@ -10,7 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { prng } from '../../bench/prng.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { killChildren, spawnChild } from '../helpers/children.ts';
 import { createImporter, tempDir } from '../writer/setup.ts';
 import { ROOT, readReport, SAMPLE_ICS, spawnImport, writesOf } from './helpers.ts';

@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as exportMain } from '../../src/cli/export.ts';
 import { main as importMain } from '../../src/cli/import.ts';
+import { main as syncMain } from '../../src/cli/sync.ts';
+import { openLocalTarget } from '../../src/embedded/local-target.ts';
 import { htmlToText } from '../../src/model/html.ts';
-import { openLocalTarget } from '../../src/writer/index.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { tempDir } from '../writer/setup.ts';
-import { runCli, SAMPLE_ICS } from './helpers.ts';
+import { ROOT, runCli, SAMPLE_ICS } from './helpers.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeAll(async () => {
@@ -80,6 +82,18 @@ async function linked(data: string, kind: 'venue' | 'organizer', fields: string[
   }
 }
 
+/** Title, start, description and excerpt of every published event, as the store holds them. */
+function storedTexts(data: string): string[][] {
+  const store = openSqliteStore(data);
+  try {
+    const visibility = { statuses: ['publish' as const], ownStatuses: [], ownerId: null };
+    const { items } = store.listEvents({ offset: 0, limit: 100_000, visibility, withHidden: true });
+    return items.map((e) => [e.title, e.start_utc, e.description, e.excerpt]).sort();
+  } finally {
+    store.close();
+  }
+}
+
 const VENUE_FIELDS = ['venue', 'address', 'city', 'country', 'zip', 'phone', 'website'];
 const ORGANIZER_FIELDS = ['organizer', 'email', 'phone', 'website'];
 
@@ -108,6 +122,8 @@ describe('npm run export --format csv, then npm run import of its files', () => 
     // Names with commas (`Okafor, Grace`) came back as one organizer each, with their e-mail.
     expect(a.some((e) => (e.organizers as Doc[]).some((o) => String(o?.organizer).includes(',')))).toBe(true);
     expect(b).toEqual(a);
+    // The texts as stored, not only as their HTML shows them.
+    expect(await storedTexts(second)).toEqual(await storedTexts(first));
 
     // The venues and organizers files alone import as venues and organizers (TEC's importer takes them so).
     const third = join(dir.dir, 'third.db');
@@ -119,6 +135,32 @@ describe('npm run export --format csv, then npm run import of its files', () => 
     expect(await linked(third, 'organizer', ORGANIZER_FIELDS)).toEqual(
       await linked(first, 'organizer', ORGANIZER_FIELDS),
     );
+  });
+
+  it('keeps a currency code column through import, export and import again', async () => {
+    const source = join(ROOT, 'test/fixtures/csv/corpus/tec-import-currency.csv');
+    const codes = async (data: string) => {
+      const target = await openLocalTarget({ dataFile: data });
+      try {
+        const found: string[] = [];
+        for await (const { body } of target.list('event')) {
+          const details = body.cost_details as Doc;
+          found.push(`${text(body.title)} ${body.cost} ${details.currency_code}`);
+        }
+        return found.sort();
+      } finally {
+        await target.close();
+      }
+    };
+    const first = join(dir.dir, 'priced.db');
+    expect((await runCli(importMain, [source, '--data', first, '--quiet'])).code).toBe(0);
+    expect(await codes(first)).toEqual(['Jazz brunch $25 USD', 'Open day Free ', 'Wine fair 12€ EUR']);
+    const out = join(dir.dir, 'priced.csv');
+    const exported = await runCli(exportMain, ['--data', first, '--format', 'csv', '--out', out]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const second = join(dir.dir, 'priced-again.db');
+    expect((await runCli(importMain, [out, '--data', second, '--quiet'])).code).toBe(0);
+    expect(await codes(second)).toEqual(await codes(first));
   });
 
   it('--kind venues reads a list whose header does not say so', async () => {
@@ -133,6 +175,23 @@ describe('npm run export --format csv, then npm run import of its files', () => 
     expect(await linked(data, 'venue', ['venue', 'address', 'city'])).toEqual([
       { venue: 'Hall, upstairs', address: '2 Low St', city: 'Shelbyville' },
       { venue: 'Town Hall', address: '1 High St', city: 'Springfield' },
+    ]);
+  });
+
+  it('kind: organizers in a pipeline file does what --kind does', async () => {
+    const file = join(dir.dir, 'hosts.csv');
+    await writeFile(file, 'Name,Email\n"Okafor, Grace",grace@example.org\nJo,jo@example.org\n');
+    const data = join(dir.dir, 'hosts.db');
+    const pipeline = join(dir.dir, 'hosts.yaml');
+    await writeFile(
+      pipeline,
+      `name: hosts\nsource: { type: csv, path: ${JSON.stringify(file)}, kind: organizers }\ntarget: { data: ${JSON.stringify(data)} }\n`,
+    );
+    const run = await runCli(syncMain, [pipeline]);
+    expect(run.code, run.stdout).toBe(0);
+    expect(await linked(data, 'organizer', ['organizer', 'email'])).toEqual([
+      { organizer: 'Jo', email: 'jo@example.org' },
+      { organizer: 'Okafor, Grace', email: 'grace@example.org' },
     ]);
   });
 });

@@ -6,10 +6,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CliIO } from '../../src/cli/io.ts';
+import { openLocalTarget } from '../../src/embedded/local-target.ts';
 import { htmlToText } from '../../src/model/html.ts';
+import type { Kind } from '../../src/model/kind.ts';
 import type { RunReport } from '../../src/pipeline/report.ts';
-import { openLocalTarget } from '../../src/writer/index.ts';
-import type { Kind, Target } from '../../src/writer/target.ts';
+import type { Target } from '../../src/writer/target.ts';
 import { spawnChild } from '../helpers/children.ts';
 
 export const ROOT = join(import.meta.dirname, '..', '..');

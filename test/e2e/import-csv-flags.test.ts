@@ -6,8 +6,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
-import { decodeEntities } from '../../src/server/formats/text.ts';
-import { openLocalTarget } from '../../src/writer/index.ts';
+import { openLocalTarget } from '../../src/embedded/local-target.ts';
+import { decodeEntities } from '../../src/render/text.ts';
 import { tempDir } from '../writer/setup.ts';
 import { runCli } from './helpers.ts';
 

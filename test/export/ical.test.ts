@@ -6,14 +6,8 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { eventsToIcal, type IcalOptions } from '../../src/export/ical.ts';
-import type { WireEvent } from '../../src/server/formats/wire.ts';
-import {
-  allDayBerlin,
-  berlinEvent,
-  longUnicodeEvent,
-  makeEvent,
-  secondVenue,
-} from '../server/formats/fixtures.ts';
+import type { WireEvent } from '../../src/render/wire.ts';
+import { allDayBerlin, berlinEvent, longUnicodeEvent, makeEvent, secondVenue } from '../render/fixtures.ts';
 
 const geoEvent: WireEvent = makeEvent(20, {
   start: '2027-06-01 18:00:00',
@@ -77,6 +71,21 @@ describe('a feed rendered to .ics', () => {
     expect(byUid.get(`${geoEvent.id}@cal.example.org`)!.getFirstPropertyValue('geo')).toEqual([
       52.52, 13.405,
     ]);
+  });
+
+  it('writes named entities of the wire HTML as the characters they name', () => {
+    const cafe = makeEvent(21, {
+      start: '2027-06-02 18:00:00',
+      end: '2027-06-02 21:00:00',
+      utcStart: '2027-06-02 16:00:00',
+      utcEnd: '2027-06-02 19:00:00',
+      timezone: 'Europe/Berlin',
+      title: 'Caf&eacute; &#038; cr&egrave;me',
+      description: '<p>Soir&eacute;e<br />\nau caf&eacute;</p>\n<p>Entr&eacute;e libre</p>',
+    });
+    const vevent = new ICAL.Component(ICAL.parse(eventsToIcal([cafe], OPTS))).getFirstSubcomponent('vevent')!;
+    expect(vevent.getFirstPropertyValue('summary')).toBe('Café & crème');
+    expect(vevent.getFirstPropertyValue('description')).toBe('Soirée\nau café\n\nEntrée libre');
   });
 
   it('has no X-WR-CALNAME in the Outlook variant, NAME kept', () => {

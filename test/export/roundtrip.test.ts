@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventsToIcal } from '../../src/export/ical.ts';
 import { DEFAULT_MAPPING } from '../../src/pipeline/definition.ts';
 import { mapRecords } from '../../src/pipeline/map.ts';
-import { decodeEntities } from '../../src/server/formats/text.ts';
-import type { WireEvent } from '../../src/server/formats/wire.ts';
+import { decodeEntities } from '../../src/render/text.ts';
+import type { WireEvent } from '../../src/render/wire.ts';
 import { readIcs } from '../../src/sources/ics/read.ts';
 import { type Harness, makeApp } from '../server/harness.ts';
 

@@ -165,6 +165,18 @@ describe('htmlToText', () => {
     expect(htmlToText('<p>Tom &amp; Jerry &lt;b&gt; &#8217;</p>')).toBe('Tom & Jerry <b> ’');
   });
 
+  it('decodes named entities of accented letters, as WordPress editors write them', () => {
+    expect(htmlToText('<p>Caf&eacute; cr&egrave;me, &Uuml;ber</p>')).toBe('Café crème, Über');
+  });
+
+  it('keeps the line structure of wire HTML for an iCalendar DESCRIPTION', () => {
+    expect(htmlToText('<p>Line one<br />\nline two</p>\n<p>Para &#8220;two&#8221;</p>')).toBe(
+      'Line one\nline two\n\nPara “two”',
+    );
+    expect(htmlToText('<p>Intro</p>\n<ul><li>a</li><li><a href="x">b</a></li></ul>')).toBe('Intro\n\na\nb');
+    expect(htmlToText('Fish &amp; chips')).toBe('Fish & chips');
+  });
+
   it('puts list items and rows on their own lines', () => {
     expect(htmlToText('<h2>Menu</h2>\n<ul>\n<li>One</li>\n<li>Two</li>\n</ul>')).toBe('Menu\n\nOne\nTwo');
     expect(htmlToText('<table><tr><td>a</td><td>b</td></tr><tr><td>c</td></tr></table>')).toBe('a b\nc');

@@ -14,7 +14,7 @@ import addFormats from 'ajv-formats';
 import ICAL from 'ical.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { runCli, SAMPLE_ICS } from '../e2e/helpers.ts';
 import { tempDir } from '../writer/setup.ts';
 import { type Harness, makeApp, NS, SITE } from './harness.ts';

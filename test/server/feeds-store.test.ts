@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MIGRATIONS, migrate, schemaVersion } from '../../src/server/store/migrations.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
-import type { Store } from '../../src/server/store/store.ts';
+import { MIGRATIONS, migrate, schemaVersion } from '../../src/store/migrations.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Store } from '../../src/store/store.ts';
 import { seedEvent, termRecord } from './fixtures.ts';
 
 let store: Store;

@@ -4,7 +4,7 @@
  * organizer.
  */
 import type { TermKind } from '../../src/model/index.ts';
-import type { AttachmentRecord, EventRecord, Store, TermRecord } from '../../src/server/store/store.ts';
+import type { AttachmentRecord, EventRecord, Store, TermRecord } from '../../src/store/store.ts';
 
 /**
  * A new event record: published by user 1 on 2026-11-01, 2027-03-01 19:00–22:00 UTC, every other
@@ -30,6 +30,7 @@ export function eventRecord(over: Partial<Omit<EventRecord, 'id' | 'kind'>> = {}
     start_utc: '2027-03-01 19:00:00',
     end_utc: '2027-03-01 22:00:00',
     cost: null,
+    currency_code: '',
     website: null,
     show_map: false,
     show_map_link: false,

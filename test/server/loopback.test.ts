@@ -14,7 +14,7 @@ import { Agent, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main as usersMain } from '../../src/cli/users.ts';
 import { buildApp } from '../../src/server/app.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { type Harness, makeApp, NS } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

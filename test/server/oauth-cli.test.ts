@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { main } from '../../src/cli/users.ts';
 import { buildApp } from '../../src/server/app.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
 
 let dir: string;
 let data: string;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ResponseCache } from '../../src/server/response-cache.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { eventRecord } from './fixtures.ts';
 import { makeApp, NOW } from './harness.ts';
 

@@ -179,6 +179,10 @@ describe('attempts counted before they are checked (issue 15)', () => {
       return performance.now() - t0;
     };
     await read(); // the connection open and the route warm, as a feed reader's would be
+    // The same reads without an attack, just before it: what "fast" means on this machine at this moment
+    // (a 2-core machine shared with other jobs takes 50–200 ms for some reads at any time).
+    const quiet: number[] = [];
+    for (let i = 0; i < 50; i++) quiet.push(await read());
     // The guesses come from another thread, so that sending them does not hold up this event loop,
     // which is the server's.
     const attacker = new Worker(
@@ -217,29 +221,32 @@ describe('attempts counted before they are checked (issue 15)', () => {
     const right = await request(`${origin}${NS}/events`, { headers: h.auth('editor') });
     await right.body.text();
     expect(right.statusCode).toBe(429);
-    expect(p99(readTimes)).toBeLessThan(100);
+    expect(p99(readTimes)).toBeLessThan(Math.max(100, 3 * p99(quiet)));
   });
 
   it('an unknown user answers as slowly as a wrong password of a real one (no user enumeration)', async () => {
     h = await makeApp();
-    const time = async (login: string) => {
+    // CPU time, not wall time: the hash is the work an attacker would time, and CPU time stays the same
+    // on a machine busy with other processes, where wall times swing by more than the gap being tested.
+    const cpuMs = async (login: string) => {
       const headers = {
         authorization: `Basic ${Buffer.from(`${login}:${'B'.repeat(24)}`).toString('base64')}`,
       };
-      const t0 = performance.now();
+      const before = process.cpuUsage();
       const res = await h!.app.inject({ method: 'GET', url: `${NS}/events`, headers });
       expect(res.statusCode).toBe(401);
-      return performance.now() - t0;
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1000;
     };
-    await time('editor'); // the decoy hash is made once, on first use
-    await time('nobody');
+    await cpuMs('editor'); // the decoy hash is made once, on first use
+    await cpuMs('nobody');
     const known: number[] = [];
     const unknown: number[] = [];
     for (let i = 0; i < 6; i++) {
-      known.push(await time('editor'));
-      unknown.push(await time('nobody'));
+      known.push(await cpuMs('editor'));
+      unknown.push(await cpuMs('nobody'));
     }
-    // Before: 7–11 ms against 67–85 ms. Same work now, so the same time give or take the machine's noise.
+    // Before: an unknown user cost no hash (7–11 ms against 67–85 ms). Now both verify one argon2id hash.
     expect(median(unknown)).toBeGreaterThan(median(known) / 2);
   });
 

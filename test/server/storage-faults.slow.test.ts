@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateIcs } from '../../bench/generate-ics.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
-import { openSqliteStore, type SqliteStore } from '../../src/server/store/sqlite.ts';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');

@@ -3,7 +3,8 @@
  * backend's own file only says how to build it", after vdirsyncer's storage tests).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Kind, Remote, Target } from '../../src/writer/index.ts';
+import type { Kind } from '../../src/model/kind.ts';
+import type { Remote, Target } from '../../src/writer/index.ts';
 import { bodyOf, EDIT, KINDS } from './setup.ts';
 
 /** A field set at creation that drafting must not lose (on TEC the draft is a full update, C.4). */

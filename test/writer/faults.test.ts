@@ -6,7 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHttpTransport, createTarget, type Kind, type Target } from '../../src/writer/index.ts';
+import type { Kind } from '../../src/model/kind.ts';
+import { createHttpTransport, createTarget, type Target } from '../../src/writer/index.ts';
 import { type FaultyProxy, startFaultyProxy } from '../helpers/faulty-proxy.ts';
 import { bodyOf, type LoopbackServer, startServer, tempDir } from './setup.ts';
 

@@ -141,14 +141,25 @@ describe('the HTTP target', () => {
         permanentDelete: false,
         maxPerPage: 50,
         refusesEmptyStrings: true,
+        unwritableFields: { event: ['currency_code'] },
         whoAmI: '/wp/v2/users/me',
       });
       const venue = await target.create('venue', bodyOf('venue', 1));
       const organizer = await target.create('organizer', bodyOf('organizer', 1));
       const event = await target.create(
         'event',
-        bodyOf('event', 1, { venue: venue.id, organizer: [organizer.id], featured: true }),
+        bodyOf('event', 1, {
+          venue: venue.id,
+          organizer: [organizer.id],
+          featured: true,
+          currency_code: 'EUR',
+        }),
       );
+      // TEC's event routes have no currency_code: it is not sent at all.
+      expect(sent.find((r) => r.method === 'POST' && r.path.endsWith('/events'))?.body).not.toHaveProperty(
+        'currency_code',
+      );
+      expect(event.body.cost_details).toMatchObject({ currency_code: '' });
       sent.length = 0;
       await target.remove('event', event.id, 'draft');
       const draftWrite = sent.find((r) => r.method === 'POST');

@@ -7,13 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Kind } from '../../src/model/kind.ts';
 import type { Role } from '../../src/model/status.ts';
 import { buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
 import { createOAuthClient } from '../../src/server/auth/oauth-clients.ts';
-import { openSqliteStore } from '../../src/server/store/sqlite.ts';
-import type { Store } from '../../src/server/store/store.ts';
-import type { Kind } from '../../src/writer/index.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Store } from '../../src/store/store.ts';
 
 export interface LoopbackServer {
   app: FastifyInstance;

@@ -11,9 +11,9 @@
  */
 import { createHash, randomInt } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import { storageFault } from '../../store/errors.ts';
+import type { IdentityStore, UserRecord } from '../../store/store.ts';
 import type { CredentialCheck } from '../security/credential-gate.ts';
-import { storageFault } from '../store/errors.ts';
-import type { Store, UserRecord } from '../store/store.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const CACHE_TTL_MS = 5 * 60_000;
@@ -28,7 +28,7 @@ function generateAppPassword(): string {
 /** WordPress shows them in groups of four: `abcd efgh …`; spaces are ignored on input. */
 export const formatAppPassword = (p: string) => p.replace(/(.{4})(?=.)/g, '$1 ');
 
-export async function createAppPassword(store: Store, user: UserRecord, name: string, now: string) {
+export async function createAppPassword(store: IdentityStore, user: UserRecord, name: string, now: string) {
   const password = generateAppPassword();
   const record = store.insertAppPassword({
     user_id: user.id,
@@ -47,11 +47,11 @@ export const decoyHash = () => {
 };
 
 export class AppPasswordVerifier {
-  readonly #store: Store;
+  readonly #store: IdentityStore;
   readonly #cache = new Map<string, { userId: number; appPasswordId: number; until: number }>();
   readonly #checking = new Map<string, Promise<UserRecord | null>>();
 
-  constructor(store: Store) {
+  constructor(store: IdentityStore) {
     this.#store = store;
   }
 

@@ -3,11 +3,12 @@
  * Bearer JWTs from the client-credentials grant. Schemes are a table, so routes never see
  * them. Bad credentials are a 401 on every route, GET included; no header = anonymous.
  */
+
+import type { Caller } from '../../model/capabilities.ts';
+import type { Store } from '../../store/store.ts';
 import { ApiError, WWW_AUTHENTICATE } from '../errors.ts';
 import type { CredentialCheck } from '../security/credential-gate.ts';
-import type { Store } from '../store/store.ts';
 import type { AppPasswordVerifier } from './app-passwords.ts';
-import type { Caller } from './capabilities.ts';
 import type { Scope, TokenService } from './tokens.ts';
 
 /**

@@ -5,14 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import type { IdentityStore, OAuthClientRecord, UserRecord } from '../../store/store.ts';
 import type { CredentialCheck } from '../security/credential-gate.ts';
-import type { OAuthClientRecord, Store, UserRecord } from '../store/store.ts';
 import { decoyHash } from './app-passwords.ts';
 
 /** base64url: no `:` (the Basic separator) and nothing that form-encoding changes. */
 const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 
-export async function createOAuthClient(store: Store, user: UserRecord, name: string, now: string) {
+export async function createOAuthClient(store: IdentityStore, user: UserRecord, name: string, now: string) {
   const secret = random(32);
   const record = store.insertOAuthClient({
     client_id: `cs_${random(15)}`,
@@ -30,7 +30,7 @@ export async function createOAuthClient(store: Store, user: UserRecord, name: st
  * runs the comparison as one throttled attempt (security/credential-gate.ts).
  */
 export async function verifyClient(
-  store: Store,
+  store: IdentityStore,
   clientId: string,
   secret: string,
   attempt: CredentialCheck = (check) => check(),

@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { jwtVerify, SignJWT } from 'jose';
-import type { OAuthClientRecord, Store } from '../store/store.ts';
+import type { IdentityStore, OAuthClientRecord } from '../../store/store.ts';
 
 export type Scope = 'read' | 'write';
 export const SCOPES: readonly Scope[] = ['read', 'write'];
@@ -23,13 +23,13 @@ export interface TokenClaims {
 }
 
 export class TokenService {
-  readonly #store: Store;
+  readonly #store: IdentityStore;
   readonly #issuer: string;
   readonly #audience: string;
   readonly #now: () => Date;
   #key: Uint8Array | undefined;
 
-  constructor(store: Store, apiBase: string, now: () => Date) {
+  constructor(store: IdentityStore, apiBase: string, now: () => Date) {
     this.#store = store;
     this.#issuer = apiBase;
     this.#audience = `${apiBase}/calendar/events/v1`;

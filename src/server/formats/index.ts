@@ -5,7 +5,7 @@
 
 export type { IcalOptions } from '../../export/ical.ts';
 export { eventsToIcal } from '../../export/ical.ts';
-export type { CsvOptions } from './csv.ts';
+export type { CsvOptions } from '../../render/csv.ts';
 export {
   EVENT_CSV_COLUMNS,
   eventsToCsv,
@@ -13,8 +13,15 @@ export {
   organizersToCsv,
   VENUE_CSV_COLUMNS,
   venuesToCsv,
-} from './csv.ts';
+} from '../../render/csv.ts';
+export type {
+  WireCostDetails,
+  WireEvent,
+  WireImage,
+  WireOrganizer,
+  WireTerm,
+  WireVenue,
+} from '../../render/wire.ts';
 export type { MediaType } from './negotiate.ts';
 export { contentType, negotiate } from './negotiate.ts';
-export type { WireCostDetails, WireEvent, WireImage, WireOrganizer, WireTerm, WireVenue } from './wire.ts';
 export { toXml } from './xml.ts';

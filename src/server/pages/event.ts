@@ -11,7 +11,7 @@
 import { htmlToText } from '../../model/html.ts';
 import { html, type PageContext, page, SafeHtml } from './html.ts';
 
-/** What an event page shows: the API's rendering of a single event (render/event.ts, `single`). */
+/** What an event page shows: the API's rendering of a single event (src/render/event.ts, `single`). */
 export interface EventWire {
   id: number;
   url: string;

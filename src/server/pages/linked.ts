@@ -7,7 +7,7 @@
  * Public: `venuePage`, `organizerPage` (pure).
  */
 import { htmlToText } from '../../model/html.ts';
-import type { OrganizerRecord, VenueRecord } from '../store/store.ts';
+import type { OrganizerRecord, VenueRecord } from '../../store/store.ts';
 import { eventList, type ListedEvent } from './event.ts';
 import { html, type PageContext, page } from './html.ts';
 

@@ -5,8 +5,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { eventsToIcal } from '../../export/ical.ts';
+import { canCreate, canRead } from '../../model/capabilities.ts';
 import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
-import { canCreate, canRead } from '../auth/capabilities.ts';
+import { eventsToCsv, rawFrom, type StoredTexts, storedTexts } from '../../render/csv.ts';
+import { loadRelated, renderEvent } from '../../render/event.ts';
+import { EventListJson } from '../../render/event-json.ts';
+import type { EventRecord, LinkedRecord } from '../../store/store.ts';
 import { bodyParams } from '../body.ts';
 import {
   ApiError,
@@ -17,16 +21,12 @@ import {
   notFoundById,
   notFoundBySlug,
 } from '../errors.ts';
-import { eventsToCsv } from '../formats/csv.ts';
 import { parseParams } from '../params.ts';
-import { loadRelated, renderEvent } from '../render/event.ts';
-import { EventListJson } from '../render/event-json.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';
 import { trashedSlug } from '../services/publication.ts';
 import { lockedEvents } from '../services/visibility.ts';
-import type { EventRecord, LinkedRecord } from '../store/store.ts';
 import { editableItem, refuseTrashed } from './item.ts';
 import { type Alternatives, paging, pickFormat, send, sendJsonText, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';
@@ -86,7 +86,12 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         return sendJsonText(reply, `{"events":[${texts.join(',')}],${JSON.stringify(envelope).slice(1)}`);
       }
       const events = items.map((e) => renderEvent(e, rel, ctx.cfg, { single: false, redact: locked(e) }));
-      return send(reply, format, { events, ...envelope }, alternatives(ctx, events));
+      const texts = () =>
+        storedTexts(
+          items.filter((e) => !locked(e)),
+          rel.linked.values(),
+        );
+      return send(reply, format, { events, ...envelope }, alternatives(ctx, events, texts));
     },
   );
 
@@ -150,7 +155,9 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
           );
         }
         const wire = renderOne(ctx, e, true);
-        return send(reply, format, wire, alternatives(ctx, [wire]));
+        const linkedIds = e.venue_id ? [e.venue_id, ...e.organizer_ids] : e.organizer_ids;
+        const texts = () => storedTexts([e], store.getLinkedMany(linkedIds).values());
+        return send(reply, format, wire, alternatives(ctx, [wire], texts));
       },
     );
 
@@ -234,9 +241,14 @@ function writeParams(req: FastifyRequest, bySlug: boolean): Record<string, unkno
   return slug === undefined ? rest : { ...rest, slug };
 }
 
-function alternatives(ctx: WriteContext, events: Record<string, unknown>[]): Alternatives {
+/** `texts`: the stored descriptions the CSV carries (src/render/csv.ts), read only for a CSV. */
+function alternatives(
+  ctx: WriteContext,
+  events: Record<string, unknown>[],
+  texts: () => StoredTexts,
+): Alternatives {
   return {
     ical: () => eventsToIcal(events as never, { host: ctx.cfg.host, calendarName: ctx.cfg.host }),
-    csv: () => eventsToCsv(events as never),
+    csv: () => eventsToCsv(events as never, { raw: rawFrom(texts()) }),
   };
 }

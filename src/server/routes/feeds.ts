@@ -20,10 +20,10 @@ import { brotliCompress, constants, gzip as gzipCallback } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FeedSpec } from '../../export/feed-spec.ts';
 import { FEED_CONTENT_TYPES } from '../../export/render.ts';
+import { storageFault } from '../../store/errors.ts';
 import { noRoute } from '../errors.ts';
 import { type FeedJob, FeedRenderer } from '../feed-render.ts';
 import { etagMatches } from '../response-cache.ts';
-import { storageFault } from '../store/errors.ts';
 
 export interface FeedRoutesOptions {
   feeds: readonly FeedSpec[];

@@ -1,6 +1,7 @@
 /** The checks every write to one event, venue or organizer starts with (contract B.0 steps 3–5). */
+
+import { type Caller, canCreate, canEdit } from '../../model/capabilities.ts';
 import type { Status } from '../../model/index.ts';
-import { type Caller, canCreate, canEdit } from '../auth/capabilities.ts';
 import { forbidden, inTrash } from '../errors.ts';
 
 /** May write at all (anonymous 401, subscriber 403), then the item (its 404), then may edit it (403). */

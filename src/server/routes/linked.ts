@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { canCreate, canRead } from '../../model/capabilities.ts';
 import {
   LinkedListQuery,
   Organizer,
@@ -16,7 +17,10 @@ import {
   VenueWrite,
   wpBoolean,
 } from '../../model/index.ts';
-import { canCreate, canRead } from '../auth/capabilities.ts';
+import { organizersToCsv, venuesToCsv } from '../../render/csv.ts';
+import { renderLinked } from '../../render/linked.ts';
+import type { WireOrganizer, WireVenue } from '../../render/wire.ts';
+import type { LinkedKind, LinkedRecord } from '../../store/store.ts';
 import {
   archivePageNotFound,
   forbidden,
@@ -26,15 +30,11 @@ import {
   notFoundById,
   notFoundBySlug,
 } from '../errors.ts';
-import { organizersToCsv, venuesToCsv } from '../formats/csv.ts';
-import type { WireOrganizer, WireVenue } from '../formats/wire.ts';
 import { parseParams } from '../params.ts';
-import { renderLinked } from '../render/linked.ts';
 import { uncacheable } from '../response-cache.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { createLinked, deleteLinked, trashLinked, updateLinked } from '../services/linked-write.ts';
 import { listVisibility, refuseLockedFilter } from '../services/visibility.ts';
-import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import { editableItem, refuseTrashed } from './item.ts';
 import { paging, pickFormat, send, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';

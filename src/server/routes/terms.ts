@@ -5,6 +5,7 @@
  * checked before the id is resolved (B.0).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { canManageTerms, canRead } from '../../model/capabilities.ts';
 import {
   Category,
   CategoryList,
@@ -17,14 +18,13 @@ import {
   type TermListParams,
   TermListQuery,
 } from '../../model/index.ts';
-import { canManageTerms, canRead } from '../auth/capabilities.ts';
+import { renderTerm } from '../../render/term.ts';
+import type { Store, TermRecord } from '../../store/store.ts';
 import { forbidden, invalidParam, notFoundById } from '../errors.ts';
 import { parseParams } from '../params.ts';
-import { renderTerm } from '../render/term.ts';
 import { contextOf } from '../services/context.ts';
 import { createTerm, updateTerm } from '../services/term-write.ts';
 import { refuseLockedFilter } from '../services/visibility.ts';
-import type { Store, TermRecord } from '../store/store.ts';
 import { type ListPage, paging, pickFormat, send, setTotals } from './respond.ts';
 import { defineRoute, errors, requestParams } from './spec.ts';
 

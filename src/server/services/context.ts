@@ -1,9 +1,9 @@
 /** What every write needs: the store, the settings, the caller and one clock reading. */
 import type { FastifyRequest } from 'fastify';
+import type { Caller } from '../../model/capabilities.ts';
 import { formatUtcNow } from '../../model/datetime.ts';
-import type { Caller } from '../auth/capabilities.ts';
+import type { Store } from '../../store/store.ts';
 import type { Config } from '../config.ts';
-import type { Store } from '../store/store.ts';
 
 export interface WriteContext {
   store: Store;

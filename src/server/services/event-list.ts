@@ -5,9 +5,9 @@
  */
 import { dayEnd, dayStart, localToUtc, parseDateInput, utcToLocal } from '../../model/datetime.ts';
 import { type EventListParams, EventListQuery } from '../../model/index.ts';
+import type { EventQuery } from '../../store/store.ts';
 import { invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
-import type { EventQuery } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { listVisibility, protectedTextAccess } from './visibility.ts';
 

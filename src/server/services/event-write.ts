@@ -4,6 +4,8 @@
  * checked before the first write, and all writes of one request share a transaction, so
  * bad input writes nothing.
  */
+
+import { canRead, canSetOtherAuthor } from '../../model/capabilities.ts';
 import { dayEnd, dayStart, localToUtc, parseDateInput } from '../../model/datetime.ts';
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import {
@@ -15,10 +17,9 @@ import {
   type VenueWriteInput,
 } from '../../model/index.ts';
 import { normalizeTimezone } from '../../model/timezone.ts';
-import { canRead, canSetOtherAuthor } from '../auth/capabilities.ts';
+import type { EventRecord, LinkedKind, LinkedRecord } from '../../store/store.ts';
 import { ApiError, forbidden, invalidParam } from '../errors.ts';
 import { parseParams } from '../params.ts';
-import type { EventRecord, LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { planImage, sideloadImage } from './image.ts';
 import { findOrCreateLinked } from './linked-write.ts';
@@ -104,6 +105,10 @@ export async function writeEvent(
         timezone,
         ...times,
         cost: resolveCost(input.cost, existing),
+        currency_code:
+          input.currency_code === undefined
+            ? (existing?.currency_code ?? '')
+            : (input.currency_code ?? '').toUpperCase(),
         website:
           input.website === undefined
             ? (existing?.website ?? null)

@@ -5,7 +5,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type Sharp from 'sharp';
-import type { ImageSizeRecord } from '../store/store.ts';
+import type { ImageSizeRecord } from '../../store/store.ts';
 
 const FORMAT_MIME: Record<string, string> = {
   jpeg: 'image/jpeg',

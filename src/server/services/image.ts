@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { canUploadImage } from '../auth/capabilities.ts';
+import { canUploadImage } from '../../model/capabilities.ts';
 import { forbidden, invalidParam } from '../errors.ts';
 import type { WriteContext } from './context.ts';
 import { FetchProblem, fetchImage } from './image-fetch.ts';

@@ -8,11 +8,12 @@
  * (400, then 403); a URL is only fetched once we know a new item will be written, so a found
  * item costs nothing.
  */
+
+import { canSetOtherAuthor } from '../../model/capabilities.ts';
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import type { OrganizerWriteInput, VenueWriteInput } from '../../model/index.ts';
-import { canSetOtherAuthor } from '../auth/capabilities.ts';
+import type { LinkedKind, LinkedRecord } from '../../store/store.ts';
 import { forbidden, invalidParam } from '../errors.ts';
-import type { LinkedKind, LinkedRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 import { type ImagePlan, planImage, sideloadImage } from './image.ts';
 import { resolvePublication, trashedSlug } from './publication.ts';

@@ -2,11 +2,12 @@
  * Status, publication date and slug of a written post (contract B.1, B.6.2, A.0) — the
  * rules events, venues and organizers share.
  */
+
+import { canPublish, effectiveStatus } from '../../model/capabilities.ts';
 import { parseDateInput } from '../../model/datetime.ts';
 import { PERMALINK_STATUSES, type Status } from '../../model/index.ts';
 import { slugify, uniqueSlug } from '../../model/slug.ts';
-import { canPublish, effectiveStatus } from '../auth/capabilities.ts';
-import type { LinkedKind } from '../store/store.ts';
+import type { LinkedKind } from '../../store/store.ts';
 import type { WriteContext } from './context.ts';
 
 export interface PublicationInput {

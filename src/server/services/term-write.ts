@@ -6,12 +6,13 @@
  * `term_id`), a slug within its taxonomy (`duplicate_term_slug`); a category's parent must
  * exist and may not be the category itself or one of its descendants.
  */
+
+import { canLinkTerms, canManageTerms } from '../../model/capabilities.ts';
 import { sanitizeHtml, stripTags } from '../../model/html.ts';
 import type { TermKind, TermRef, TermWriteInput } from '../../model/index.ts';
 import { slugify, uniqueSlug } from '../../model/slug.ts';
-import { canLinkTerms, canManageTerms } from '../auth/capabilities.ts';
+import type { TermRecord } from '../../store/store.ts';
 import { ApiError, forbidden, invalidParam } from '../errors.ts';
-import type { TermRecord } from '../store/store.ts';
 import type { WriteContext } from './context.ts';
 
 /** Fallback slug base when a name has no ASCII left (`"✓"`). */

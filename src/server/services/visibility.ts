@@ -3,10 +3,10 @@
  * password-protected events a request has unlocked (A.10).
  */
 import type { FastifyRequest } from 'fastify';
+import { type Caller, canEdit, canListUnpublished, isEditor } from '../../model/capabilities.ts';
 import type { Status } from '../../model/index.ts';
-import { type Caller, canEdit, canListUnpublished, isEditor } from '../auth/capabilities.ts';
+import type { EventRecord, ProtectedTextAccess, Visibility } from '../../store/store.ts';
 import { ApiError, forbidden } from '../errors.ts';
-import type { EventRecord, ProtectedTextAccess, Visibility } from '../store/store.ts';
 
 const READABLE: Status[] = ['publish', 'future', 'draft', 'pending', 'private'];
 

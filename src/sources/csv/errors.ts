@@ -27,6 +27,8 @@ export const CSV_PROBLEMS = {
   badTime: 'csv_bad_time',
   badTimezone: 'csv_bad_timezone',
   endBeforeStart: 'csv_end_before_start',
+  /** A currency code cell that is not three letters (ISO 4217): not kept. */
+  badCurrencyCode: 'csv_bad_currency_code',
   /** A yes/no cell with another value: read as empty. */
   badBoolean: 'csv_bad_boolean',
   /** Organizer e-mail/phone/website next to several organizer names: they are not applied. */

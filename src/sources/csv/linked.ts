@@ -32,7 +32,8 @@ export interface LinkedDetails {
 }
 
 // Header (normalised) → record field, TEC's export keys first, then plain names.
-const VENUE_COLUMNS: Record<string, keyof VenueRecord> = {
+// `address2`: joined to the address once read (secondAddressLine).
+const VENUE_COLUMNS: Record<string, keyof VenueRecord | 'address2'> = {
   venuename: 'name',
   venue: 'name',
   name: 'name',
@@ -42,6 +43,8 @@ const VENUE_COLUMNS: Record<string, keyof VenueRecord> = {
   country: 'country',
   venueaddress: 'address',
   address: 'address',
+  venueaddress2: 'address2',
+  address2: 'address2',
   venuecity: 'city',
   city: 'city',
   venuestate: 'state',
@@ -56,6 +59,9 @@ const VENUE_COLUMNS: Record<string, keyof VenueRecord> = {
   venuewebsite: 'website',
   website: 'website',
   url: 'website',
+  featuredimage: 'image',
+  venueimage: 'image',
+  image: 'image',
 };
 const ORGANIZER_COLUMNS: Record<string, keyof OrganizerRecord> = {
   organizername: 'name',
@@ -70,6 +76,9 @@ const ORGANIZER_COLUMNS: Record<string, keyof OrganizerRecord> = {
   url: 'website',
   organizerphone: 'phone',
   phone: 'phone',
+  featuredimage: 'image',
+  organizerimage: 'image',
+  image: 'image',
 };
 
 /** `x.csv` → `x.venues.csv`. */
@@ -116,15 +125,39 @@ export async function readLinkedCsv(
     const item: Record<string, string> = {};
     row.forEach((cell, at) => {
       const field = fields[at];
-      const value = unescapeFormula(cell).trim();
+      // A description as written (blank lines and all, as stored); other fields trimmed.
+      const value = field === 'description' ? unescapeFormula(cell) : unescapeFormula(cell).trim();
       if (field !== undefined && value !== '' && item[field] === undefined) item[field] = value;
     });
+    if (kind === 'venues') {
+      provinceOutsideUs(item);
+      secondAddressLine(item);
+    }
     if (item.name !== undefined && !items.has(fold(item.name))) {
       const origin = { file, line: parsed[at + 1].info.lines };
       items.set(fold(item.name), { ...(item as unknown as VenueRecord), origin });
     }
   }
   return { items, problems };
+}
+
+/**
+ * TEC's one `venue_state` column holds the wire's `stateprovince`: the state of a venue in the US (or
+ * without a country), else its province (src/render/linked.ts). Read back the same way, so that the
+ * venue shows the same `stateprovince` again.
+ */
+function provinceOutsideUs(item: Record<string, string>): void {
+  const us = item.country === undefined || item.country === 'United States';
+  if (us || item.state === undefined || item.province !== undefined) return;
+  item.province = item.state;
+  delete item.state;
+}
+
+/** `venue_address2` joined to the address with a space, as TEC's importer does (a venue has one address). */
+function secondAddressLine(item: Record<string, string>): void {
+  if (item.address2 === undefined) return;
+  item.address = item.address === undefined ? item.address2 : `${item.address} ${item.address2}`;
+  delete item.address2;
 }
 
 /** The records with the fields of the venues and organizers they name filled from `linked`. */

@@ -90,6 +90,9 @@ export async function readCsv(
   let context: RowContext | undefined; // set by the header row
   let width = 0;
   let missing = false;
+  // `Start Time,End Time` and no date column (Apple Numbers writes a date-and-time column so): the first
+  // row tells whether those cells hold dates; till then, the error the header would have given.
+  let timesMayBeDates: SourceProblem | undefined;
   const fixedOrder = order !== undefined; // YYYY-MM-DD (the pipeline default) says nothing of short dates
   let held: { cells: string[]; line: number }[] | undefined; // rows waiting for the file's date order
   let longRows = 0; // rows with cells beyond the header
@@ -143,6 +146,15 @@ export async function readCsv(
       }
     }
     if (missing || cells.every((text) => text.trim() === '')) return; // `;;;;` lines Excel leaves below data
+    if (timesMayBeDates !== undefined) {
+      const error = timesMayBeDates;
+      timesMayBeDates = undefined;
+      if (!timesAreDates(cells, context)) {
+        problems.push(error);
+        missing = true;
+        return;
+      }
+    }
     if (cells.length > width && cells.slice(width).some((text) => text.trim() !== '')) {
       if (longRows++ === 0) firstLongRow = line;
     }
@@ -222,11 +234,19 @@ export async function readCsv(
       (field) => resolved.columns[field] === undefined,
     );
     if (absentRequired.length > 0) {
-      missing = true;
       const message = `no ${absentRequired.join(' or ')} column; headers found (split at ${JSON.stringify(delimiter)}): ${found}; ${missingHint(cells, delimiter)}`;
-      problems.push(
-        problem('error', CSV_PROBLEMS.missingColumn, message, { file, line, field: absentRequired[0] }),
-      );
+      const error = problem('error', CSV_PROBLEMS.missingColumn, message, {
+        file,
+        line,
+        field: absentRequired[0],
+      });
+      const { columns } = resolved;
+      if (absentRequired.join() === 'start_date' && columns.start_time !== undefined && !mapping.start_time) {
+        timesMayBeDates = error;
+      } else {
+        missing = true;
+        problems.push(error);
+      }
     }
     for (const field of resolved.absent) {
       const message = `--columns ${field}=${mapping[field]}: that header is not in the file; headers found: ${found}`;
@@ -254,6 +274,7 @@ export async function readCsv(
   await pipeline(Readable.from(chunks), parser, sink);
   // Short dates no value settled: read them unsettled, which reports each as ambiguous with the flag.
   for (const row of held ?? []) take(row.cells, row.line);
+  if (timesMayBeDates !== undefined) problems.push(timesMayBeDates); // no row came to say
   if (longRows > 0) {
     const message = `${longRows} ${longRows === 1 ? 'row has' : 'rows have'} more cells than the header's ${width} (first at line ${firstLongRow}): the cells beyond it were not read`;
     problems.push(problem('warning', CSV_PROBLEMS.columnCount, message, { file, line: firstLongRow }));
@@ -296,6 +317,22 @@ function checkedZone(zone: string | undefined): string | undefined {
   const name = normalizeTimezone(zone);
   if (name === null) throw new CsvOptionsError('defaultZone', `${JSON.stringify(zone)} is no time zone`);
   return name;
+}
+
+/**
+ * With no date column, whether the start time column holds dates (`25.12.2026 18:00`,
+ * `Dec 25, 2026 at 6:00 PM`): then it and the end time column are read as the start and end date columns,
+ * each cell a date with its time.
+ */
+function timesAreDates(cells: readonly string[], context: RowContext): boolean {
+  const { columns } = context;
+  const read = readDate(cells[columns.start_time as number] ?? '', undefined);
+  if (!read.ok && read.ambiguous !== true) return false;
+  context.columns = { ...columns, start_date: columns.start_time, start_time: undefined };
+  if (columns.end_date === undefined && columns.end_time !== undefined) {
+    context.columns = { ...context.columns, end_date: columns.end_time, end_time: undefined };
+  }
+  return true;
 }
 
 const DATE_FIELDS = ['start_date', 'end_date'] as const;

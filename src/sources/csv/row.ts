@@ -6,6 +6,7 @@
 // typo in the description updates the event instead of creating a second one.
 
 import { createHash } from 'node:crypto';
+import { CURRENCY_CODE } from '../../model/cost.ts';
 import type { EventRecord, OrganizerRecord, SourceProblem, VenueRecord } from '../record.ts';
 import type { ColumnMap, CsvField } from './columns.ts';
 import type { DateOrder } from './dates.ts';
@@ -35,6 +36,12 @@ export function readRow(
   const cell = (field: CsvField): string | undefined => {
     const at = columns[field];
     const value = at === undefined ? undefined : unescapeFormula(cells[at] ?? '').trim();
+    return value === '' ? undefined : value;
+  };
+  // Texts as written, blanks and blank lines included: an export read back gives the stored text.
+  const text = (field: 'description' | 'excerpt'): string | undefined => {
+    const at = columns[field];
+    const value = at === undefined ? '' : unescapeFormula(cells[at] ?? '');
     return value === '' ? undefined : value;
   };
   const fail = (code: string, field: CsvField, reason: string) =>
@@ -94,13 +101,21 @@ export function readRow(
   };
   if (id !== undefined) record.uid = id;
   const optional: [keyof EventRecord, string | undefined][] = [
-    ['description', cell('description')],
-    ['excerpt', cell('excerpt')],
+    ['description', text('description')],
+    ['excerpt', text('excerpt')],
     ['url', cell('url')],
     ['image', cell('image')],
     ['cost', cost(cell('cost'), cell('currency_symbol') ?? cell('currency_code'), cell('currency_position'))],
   ];
   for (const [name, value] of optional) if (value !== undefined) Object.assign(record, { [name]: value });
+  const code = cell('currency_code');
+  if (code !== undefined && CURRENCY_CODE.test(code)) record.currencyCode = code.toUpperCase();
+  else if (code !== undefined) {
+    const message = `currency_code: expected a three-letter ISO 4217 code such as EUR, got ${JSON.stringify(code)}; not kept`;
+    problems.push(
+      problem('warning', CSV_PROBLEMS.badCurrencyCode, message, { file, line, field: 'currency_code' }),
+    );
+  }
   if (featured !== undefined) record.featured = featured;
   if (Object.keys(display).length > 0) record.display = display;
   const place = venue(cell);

@@ -2,7 +2,7 @@ import ICAL from 'ical.js';
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import { eventsToIcal } from '../../../src/export/ical.ts';
-import type { WireEvent } from '../../../src/server/formats/wire.ts';
+import type { WireEvent } from '../../../src/render/wire.ts';
 import {
   allDayBerlin,
   berlinEvent,
@@ -12,7 +12,7 @@ import {
   makeEvent,
   minimalEvent,
   offsetZoneEvent,
-} from './fixtures.ts';
+} from '../../render/fixtures.ts';
 
 const OPTS = { host: 'cal.example.org', calendarName: 'Example Events' };
 const ALL = [listItem(fullEvent), minimalEvent, allDayBerlin, offsetZoneEvent, berlinEvent, longUnicodeEvent];

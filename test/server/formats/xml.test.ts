@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toXml } from '../../../src/server/formats/xml.ts';
 import { decodeXml, parseXml } from '../../helpers/xml.ts';
-import { fullEvent, listPage, minimalEvent } from './fixtures.ts';
+import { fullEvent, listPage, minimalEvent } from '../../render/fixtures.ts';
 
 describe('toXml', () => {
   it('renders a single event with the B.12 types (T153)', () => {

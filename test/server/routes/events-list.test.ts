@@ -8,7 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localToUtc } from '../../../src/model/datetime.ts';
-import type { EventRecord, TermRecord } from '../../../src/server/store/store.ts';
+import type { EventRecord, TermRecord } from '../../../src/store/store.ts';
 import { eventRecord, termRecord } from '../fixtures.ts';
 import { BASE, type Harness, makeApp } from '../harness.ts';
 

@@ -636,6 +636,36 @@ describe('event cost (A.6)', () => {
     }
     expect(snapshot(h.store)).toBe(before);
   });
+
+  it('keeps a currency code: in cost_details and JSON-LD, kept by updates that leave it out, cleared by null', async () => {
+    const e = await create({ ...EVENT, cost: '€25', currency_code: 'eur' });
+    expect(e.cost_details).toEqual({
+      currency_symbol: '€',
+      currency_code: 'EUR',
+      currency_position: 'prefix',
+      values: ['25'],
+    });
+    const read = await h.call('GET', `/events/${e.id}`);
+    expect(read.json.json_ld.offers).toMatchObject({ price: '25', priceCurrency: 'EUR' });
+    const list = await h.call('GET', `/events?include=${e.id}`);
+    expect(list.json.events[0].cost_details.currency_code).toBe('EUR');
+
+    const kept = await h.call('POST', `/events/${e.id}`, { as: 'administrator', body: { title: 'Renamed' } });
+    expect(kept.json.cost_details.currency_code).toBe('EUR');
+    const cleared = await h.call('POST', `/events/${e.id}`, {
+      as: 'administrator',
+      body: { currency_code: null },
+    });
+    expect(cleared.json.cost_details.currency_code).toBe('');
+
+    const before = snapshot(h.store);
+    for (const currency_code of ['EURO', '€', 12]) {
+      const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, currency_code } });
+      expect(res.status, String(currency_code)).toBe(400);
+      expect(res.json.data.params).toHaveProperty('currency_code');
+    }
+    expect(snapshot(h.store)).toBe(before);
+  });
 });
 
 // ---- T074–T076: statuses and publication (B.1) ------------------------------------------------

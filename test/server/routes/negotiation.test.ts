@@ -243,9 +243,9 @@ describe('CSV and XML (B.12)', () => {
   it('T152 Accept: text/csv answers the B.12 header rows for events, venues and organizers', async () => {
     const venue = await create({ venue: 'Main Hall', state: 'IL', country: 'United States' }, '/venues');
     const organizer = await create({ organizer: 'Jane, Org', email: 'jane@example.org' }, '/organizers');
-    await create({
+    const event = await create({
       ...EVENT,
-      description: 'Say "hi",\nplease',
+      description: 'Say "hi", \n\n\nplease ',
       cost: ['10', '25'],
       venue: venue.id,
       organizer: [organizer.id],
@@ -261,7 +261,7 @@ describe('CSV and XML (B.12)', () => {
     const row = Object.fromEntries(rows[0].map((k, i) => [k, rows[1][i]]));
     expect(row).toMatchObject({
       event_name: 'Concert',
-      event_description: 'Say "hi",\nplease',
+      event_description: 'Say "hi", \n\n\nplease ', // as stored: the HTML would lose the blanks
       event_start_date: '2027-03-01',
       event_start_time: '19:00:00',
       event_end_time: '22:00:00',
@@ -273,6 +273,7 @@ describe('CSV and XML (B.12)', () => {
       event_cost: '10 - 25',
     });
     expect(events.body.charCodeAt(0)).not.toBe(0xfeff);
+    expect(parseCsv((await get(`/events/${event.id}`, 'text/csv')).body)).toEqual(rows);
 
     const venues = parseCsv((await get('/venues', 'text/csv')).body);
     expect(venues[0].join(',')).toBe(VENUE_COLUMNS);

@@ -5,7 +5,7 @@
  * wildcard (`abc%00def` was a 500, `%00` matched everything).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../../src/server/store/sqlite.ts';
+import type { SqliteStore } from '../../../src/store/sqlite.ts';
 import { type Harness, makeApp } from '../harness.ts';
 
 const SECRET = 'The vault code is zebrapineapple, door four';

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canRead } from '../../../src/model/capabilities.ts';
 import type { Role } from '../../../src/model/index.ts';
-import { canRead } from '../../../src/server/auth/capabilities.ts';
 import { findOrCreateLinked } from '../../../src/server/services/linked-write.ts';
-import type { VenueRecord } from '../../../src/server/store/store.ts';
+import type { VenueRecord } from '../../../src/store/store.ts';
 import { seedAttachment, seedEvent, US_VENUE } from '../fixtures.ts';
 import { BASE, type Harness, makeApp } from '../harness.ts';
 

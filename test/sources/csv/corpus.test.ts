@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CsvOptions, readCsv } from '../../../src/sources/csv/index.ts';
+import { readLinkedCsv } from '../../../src/sources/csv/linked.ts';
 import type { TimeValue } from '../../../src/sources/record.ts';
 
 const CORPUS = join(import.meta.dirname, '../../fixtures/csv/corpus');
@@ -68,6 +69,15 @@ const CORPUS_STYLES: Record<string, Style> = {
   'apple-numbers-de.csv': { events: [
     'Lesung | 2027-03-14 19:00 | 2027-03-14 19:00 | Stadtbibliothek',
     'Flohmarkt | 2027-04-03 08:00 | 2027-04-03 14:00 | Marktplatz',
+  ] },
+  'apple-numbers-datetime-en.csv': { events: [
+    "Carol concert | 2026-12-25 18:00 | 2026-12-25 19:30 | St Mary's",
+    'New Year brunch | 2027-01-01 11:00 | 2027-01-01 14:00 | Riverside Café',
+    'Twelfth night | 2027-01-06 19:00 | 2027-01-06 19:00 | The Crown',
+  ] },
+  'apple-numbers-datetime-de.csv': { events: [
+    'Weihnachtskonzert | 2026-12-25 18:00 | 2026-12-25 19:30 | Marienkirche',
+    'Neujahrsempfang | 2027-01-01 11:00 | 2027-01-01 14:00 | Rathaus',
   ] },
   'excel-en-us.csv': { events: [
     'Pancake breakfast | 2027-03-04 08:00 | 2027-03-04 11:00 | Fire Hall',
@@ -164,6 +174,11 @@ const CORPUS_STYLES: Record<string, Style> = {
     'Wine tasting | 2027-09-10 19:00 | 2027-09-10 19:00 | ',
     'Cheese course | 2027-09-17 19:00 | 2027-09-17 19:00 | ',
   ] },
+  'tec-import-currency.csv': { events: [
+    'Jazz brunch | 2027-05-02 11:00 | 2027-05-02 14:00 | ',
+    'Wine fair | 2027-05-08 15:00 | 2027-05-08 20:00 | ',
+    'Open day | 2027-05-15 10:00 | 2027-05-15 16:00 | ',
+  ] },
   'ambiguous-dates.csv': { flag: { name: '--date-format', options: { dateFormat: 'DD/MM/YYYY' } }, events: [
     'Coffee morning | 2027-04-03 10:00 | 2027-04-03 10:00 | ',
     'Book swap | 2027-06-05 14:00 | 2027-06-05 14:00 | ',
@@ -222,8 +237,36 @@ describe('the CSV corpus', () => {
       categories: ['Music', 'Jazz'],
       description: 'Two sets,\r\none break', // the export's CRLF inside a quoted cell
     });
-    expect(tec.records[2].cost).toBe('EUR10'); // a currency code with no symbol is kept
-    expect((await read('currency-code.csv')).records[0].cost).toBe('CHF35');
+    const venues = await readLinkedCsv(
+      readFileSync(join(CORPUS, 'tec-export.venues.csv')),
+      'venues',
+      'v.csv',
+    );
+    expect(venues.items.get('the old mill')).toMatchObject({
+      address: '1 Mill Lane, Unit 2 Riverside', // venue_address2 joined with a space, as TEC's importer does
+      phone: '+44 1632 960000',
+      image: 'https://mill.example.org/mill.jpg',
+    });
+    const hosts = await readLinkedCsv(
+      readFileSync(join(CORPUS, 'tec-export.organizers.csv')),
+      'organizers',
+      'o.csv',
+    );
+    expect(hosts.items.get('jo bloggs')).toMatchObject({
+      description: 'Runs the quiz.\n\n\nAsk at the bar. ',
+      image: 'https://jo.example.org/jo.png',
+    });
+    expect(tec.records[2]).toMatchObject({ cost: 'EUR10', currencyCode: 'EUR' }); // a code with no symbol
+    expect((await read('currency-code.csv')).records[0]).toMatchObject({
+      cost: 'CHF35',
+      currencyCode: 'CHF',
+    });
+    const priced = (await read('tec-import-currency.csv')).records;
+    expect(priced.map((r) => [r.cost, r.currencyCode])).toEqual([
+      ['$25', 'USD'],
+      ['12€', 'EUR'],
+      ['0', undefined],
+    ]);
     expect((await read('tec-import-sample.csv')).records[0]).toMatchObject({
       cost: 'Free',
       organizers: [{ name: "Mayor's Office" }],

@@ -97,6 +97,21 @@ describe('readCsv with spreadsheet headers', () => {
     expect(result.problems[0].message).toContain('"When"');
   });
 
+  it('reads start and end time columns holding dates as the dates, and reports times without dates as before', async () => {
+    const dated = await readText('Title,Start Time,End Time\nGala,2027-01-01 19:00,2027-01-01 23:00\n');
+    expect(dated.problems).toEqual([]);
+    expect(dated.records[0]).toMatchObject({
+      start: { kind: 'floating', local: '2027-01-01 19:00:00' },
+      end: { kind: 'floating', local: '2027-01-01 23:00:00' },
+    });
+    for (const text of ['Title,Start Time\nGala,19:00\nBall,20:00\n', 'Title,Start Time\n']) {
+      const timesOnly = await readText(text);
+      expect(timesOnly.records).toEqual([]);
+      expect(codes(timesOnly)).toEqual(['csv_missing_column@1']);
+      expect(timesOnly.problems[0].message).toContain('pass --columns');
+    }
+  });
+
   it('reports an empty file as missing its columns', async () => {
     expect(codes(await readText(''))).toEqual(['csv_missing_column@1']);
     expect(codes(await readText('\uFEFF\r\n'))).toEqual(['csv_missing_column@1']);

@@ -1,0 +1,192 @@
+/**
+ * `openLocalTarget({ dataFile })`: the embedded target — our own server app built in-process over the
+ * SQLite file that `npm run serve` serves, called through `app.inject` (no socket, no port). STYLE.md:
+ * "The local import target uses the same app in-process", so imports obey exactly the API's rules.
+ *
+ * It authenticates with an extra scheme, `Local calsync`, that exists only on this in-process app; the
+ * app that `serve` exposes to the network never has it. The caller is an administrator named `calsync`,
+ * created in the store on first use (like `npm run users -- add calsync --role administrator`).
+ */
+import { resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../server/app.ts';
+import { storageError } from '../server/errors.ts';
+import { describeFault, storageFault } from '../store/errors.ts';
+import { openSqliteStore } from '../store/sqlite.ts';
+import type { Store, UserRecord } from '../store/store.ts';
+import { createTarget } from '../writer/api-target.ts';
+import type { RequesterOptions } from '../writer/requester.ts';
+import type { Target } from '../writer/target.ts';
+import {
+  flattenHeaders,
+  queryString,
+  type Transport,
+  type TransportRequest,
+  type TransportResponse,
+} from '../writer/transport.ts';
+
+export const LOCAL_USER = 'calsync';
+/** Requests in flight, and so writes per commit; past ~50 a larger group saves little and holds the lock longer. */
+const LOCAL_CONCURRENCY = 64;
+const NAMESPACE = 'calendar/events/v1';
+
+export interface LocalTargetOptions extends Omit<RequesterOptions, 'queue'> {
+  /** SQLite file of the server (`npm run serve -- --data`); created if missing. */
+  dataFile: string;
+  /** Public site URL for permalinks; default `http://127.0.0.1:8080`, as `npm run serve`. */
+  siteUrl?: string;
+  /** Public API root; default the site URL (routes then live at `/calendar/events/v1/…`). */
+  apiBase?: string;
+  /** Site time zone; default UTC, as `npm run serve`. */
+  siteTimezone?: string;
+}
+
+export async function openLocalTarget(options: LocalTargetOptions): Promise<Target> {
+  const dataFile = resolve(options.dataFile);
+  const store = openSqliteStore(dataFile);
+  let transport: Transport;
+  try {
+    transport = await localTransport(store, options, `local ${options.dataFile}`);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+  // In-process requests share one event loop and one SQLite file: what concurrency buys here is the size
+  // of a group commit (GroupCommit below), not parallel work.
+  return createTarget(transport, {
+    ...options,
+    concurrency: options.concurrency ?? LOCAL_CONCURRENCY,
+    namespace: NAMESPACE,
+    label: transport.label,
+  });
+}
+
+async function localTransport(store: Store, options: LocalTargetOptions, label: string): Promise<Transport> {
+  const user = localUser(store);
+  const app = await buildApp({
+    store,
+    siteUrl: options.siteUrl,
+    apiBase: options.apiBase,
+    siteTimezone: options.siteTimezone,
+    // Response caching pays off for many readers; the writer reads each item about once.
+    responseCache: { maxEntries: 0, maxBytes: 0 },
+    // Nor does keeping rendered events: an import renders each once, and would keep them all. Their
+    // venues, organizers and terms are in thousands of answers, and their JSON is kept (~1 KB each).
+    renderCacheChars: 4_000_000,
+    renderCacheEvents: false,
+    schemes: { local: async () => user },
+  });
+  const prefix = app.config.apiPrefix;
+  const group = new GroupCommit(store);
+  return {
+    label,
+    async send(req) {
+      try {
+        group.enter();
+        let answer: TransportResponse;
+        try {
+          answer = await inject(app, prefix, req);
+        } finally {
+          // Answered only once durable: the caller records a write in its sync state when it gets the
+          // answer. A request that failed still leaves the group, so that the others are committed.
+          await group.leave();
+        }
+        return answer;
+      } catch (err) {
+        // A group commit the disk refused is the server's storage answer (507/503 naming the file, issue
+        // 15), not a network failure to retry.
+        const fault = storageFault(err);
+        if (!fault) throw err;
+        const e = storageError(fault);
+        const body = { ...e.toJSON(), message: describeFault(fault, options.dataFile, err) };
+        return {
+          status: e.status,
+          headers: { 'content-type': 'application/json' },
+          text: JSON.stringify(body),
+        };
+      }
+    },
+    close: () => app.close(),
+  };
+}
+
+const JSON_HEADERS = { authorization: `Local ${LOCAL_USER}`, 'content-type': 'application/json' };
+const BARE_HEADERS = { authorization: `Local ${LOCAL_USER}` };
+
+/**
+ * One request through the app, as a function of its own so that only the answer waits for the group's
+ * commit, not light-my-request's response with its buffers.
+ */
+async function inject(
+  app: FastifyInstance,
+  prefix: string,
+  req: TransportRequest,
+): Promise<TransportResponse> {
+  const res = await app.inject({
+    method: req.method,
+    url: `${prefix}${req.path}${queryString(req.query)}`,
+    // light-my-request copies the headers it is given.
+    headers: req.body === undefined ? BARE_HEADERS : JSON_HEADERS,
+    payload: req.body === undefined ? undefined : JSON.stringify(req.body),
+  });
+  return { status: res.statusCode, headers: flattenHeaders(res.headers), text: res.body };
+}
+
+/**
+ * Group commit: the requests in flight together share one SQLite transaction, committed when the last of
+ * them has been handled, and each is answered after that commit. One COMMIT per group instead of one per
+ * request is most of the cost of a small write; the group is as large as the writer's concurrency, and a
+ * request that fails still undoes only its own changes (savepoints). Other processes on the same file
+ * wait for the write lock at most one group long.
+ */
+class GroupCommit {
+  readonly #store: Store;
+  #inFlight = 0;
+  #open = false;
+  #waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  enter(): void {
+    if (!this.#open) {
+      this.#store.beginGroup();
+      this.#open = true;
+    }
+    this.#inFlight++;
+  }
+
+  leave(): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => this.#waiting.push({ resolve, reject }));
+    if (--this.#inFlight === 0) this.#commit();
+    return done;
+  }
+
+  #commit(): void {
+    const waiting = this.#waiting;
+    this.#waiting = [];
+    this.#open = false;
+    try {
+      this.#store.commitGroup();
+    } catch (err) {
+      for (const w of waiting) w.reject(err);
+      return;
+    }
+    for (const w of waiting) w.resolve();
+  }
+}
+
+/** The administrator the local target writes as; created on first use. */
+function localUser(store: Store): UserRecord {
+  const found = store.findUser(LOCAL_USER);
+  if (found) {
+    if (found.role !== 'administrator') {
+      throw new Error(
+        `user "${LOCAL_USER}" exists with role ${found.role}; the local target needs it to be an administrator`,
+      );
+    }
+    return found;
+  }
+  return store.insertUser({ login: LOCAL_USER, email: '', role: 'administrator', display_name: 'calsync' });
+}

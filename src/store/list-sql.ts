@@ -1,0 +1,304 @@
+/**
+ * The list queries (B.5 events, B.10.3 venues and organizers, B.11 terms) as data: each builder turns a
+ * normalised query into SQL texts and their parameters; the store only runs them. `null` means the
+ * query matches nothing (`matchNothing`, or an empty id list: an OR over no ids is false), so no SQL
+ * runs at all.
+ */
+import { type Param, placeholders } from './connection.ts';
+import { likeAll, likePattern, searchable, splitWords } from './search.ts';
+import type {
+  EventQuery,
+  LinkedKind,
+  LinkedQuery,
+  ProtectedTextAccess,
+  TermQuery,
+  Visibility,
+} from './store.ts';
+
+/** A venue, organizer or term list: its page and its COUNT. */
+export interface ListSql {
+  /** Ends with `LIMIT ? OFFSET ?`: run with `[...params, limit, offset]`. */
+  page: string;
+  count: string;
+  params: Param[];
+}
+
+/** An events list: the ids of every match in list order, as one JSON array. */
+export interface EventListSql {
+  /** `SELECT … AS ids`: a JSON array of the ids (sqlite-events.ts pages through it). */
+  ids: string;
+  params: Param[];
+  /**
+   * `SELECT id, start_utc, date_utc` of the matches among the ids of a JSON array (parameter ?1, then
+   * `params`), to add new events to a list read before (sqlite-events.ts); null for a search.
+   */
+  members: string | null;
+  /** The list's order: by `start_utc, date_utc, id`, or by `date_utc, id` (an include list). */
+  order: 'start' | 'date';
+  /** The query reads `events_fts`: the store then makes sure the queued events get indexed. */
+  usesSearchIndex: boolean;
+}
+
+/** `status IN statuses OR (author = ownerId AND status IN ownStatuses)` on table alias `t`. */
+export function visibilitySql(t: string, v: Visibility, params: Param[]): string {
+  const parts: string[] = [];
+  if (v.statuses.length > 0) {
+    parts.push(`${t}.status IN (${placeholders(v.statuses.length)})`);
+    params.push(...v.statuses);
+  }
+  if (v.ownerId !== null && v.ownStatuses.length > 0) {
+    parts.push(`(${t}.author = ? AND ${t}.status IN (${placeholders(v.ownStatuses.length)}))`);
+    params.push(v.ownerId, ...v.ownStatuses);
+  }
+  if (parts.length === 0) return '0';
+  return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
+}
+
+function inList(column: string, ids: readonly number[], params: Param[]): string {
+  params.push(...ids);
+  return `${column} IN (${placeholders(ids.length)})`;
+}
+
+const START_BOUNDS = [
+  ['startFrom', 'e.start_utc >= ?'],
+  ['startsBefore', 'e.start_utc < ?'],
+  ['startsAfter', 'e.start_utc > ?'],
+] as const;
+const END_BOUNDS = [
+  ['endTo', 'end_utc <= ?'],
+  ['endsBefore', 'end_utc < ?'],
+  ['endsAfter', 'end_utc > ?'],
+] as const;
+
+const TEXT_COLUMNS = ['title', 'description', 'excerpt'] as const;
+
+/**
+ * Every search word in one of `columns` of event `e`. Words of ≥ 3 characters through the FTS index
+ * (each a quoted string, so no input is FTS syntax); events queued for the index (search-index.ts) are
+ * not in it yet, or are there with their old text: they are matched with LIKE, as short words are,
+ * so a search never waits for indexing.
+ */
+function searchSql(columns: readonly string[], words: readonly string[], params: Param[]): string {
+  const { long, short } = splitWords(words);
+  const parts: string[] = [];
+  if (long.length > 0) {
+    const filter = columns.length === TEXT_COLUMNS.length ? '' : `{${columns.join(' ')}} : `;
+    params.push(long.map((w) => `${filter}"${w.replaceAll('"', '""')}"`).join(' AND '));
+    const queued = likeAll(
+      columns.map((c) => `q.${c}`),
+      long,
+      params,
+    ).join(' AND ');
+    parts.push(
+      '+e.id IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ? ' +
+        'AND rowid NOT IN (SELECT id FROM events_fts_pending) ' +
+        `UNION ALL SELECT q.id FROM events_fts_pending p JOIN events q ON q.id = p.id WHERE ${queued})`,
+    );
+  }
+  parts.push(
+    ...likeAll(
+      columns.map((c) => `e.${c}`),
+      short,
+      params,
+    ),
+  );
+  return parts.length === 0 ? '1' : `(${parts.join(' AND ')})`;
+}
+
+/** Events whose protected text the caller may search: unprotected ones, and those it may edit. */
+function protectedTextOpenSql(access: ProtectedTextAccess | undefined, params: Param[]): string {
+  const unprotected = "coalesce(e.password, '') = ''";
+  if (access === undefined || access === 'all') return unprotected;
+  params.push(access.ownerId);
+  const own = access.unpublishedOnly
+    ? "(e.author = ? AND e.status NOT IN ('publish', 'future', 'private'))"
+    : 'e.author = ?';
+  return `(${unprotected} OR ${own})`;
+}
+
+/** B.5: date bounds on UTC instants, hidden events out unless included, OR within a filter, AND across. */
+export function eventListSql(q: EventQuery): EventListSql | null {
+  if (q.matchNothing) return null;
+  if (q.searchWords && !searchable(q.searchWords)) return null;
+  const lists = [q.include, q.categoryIds, q.tagIds, q.venueIds, q.organizerIds];
+  if (lists.some((ids) => ids !== undefined && ids.length === 0)) return null;
+
+  const params: Param[] = [];
+  const where = [visibilitySql('e', q.visibility, params)];
+  if (q.include) {
+    // B.5 include: exactly these ids, hidden ones too, date bounds ignored.
+    where.push(inList('e.id', q.include, params));
+  } else {
+    if (!q.withHidden) where.push('e.hide_from_listings = 0');
+    let started = false;
+    for (const [key, clause] of START_BOUNDS) {
+      const bound = q[key];
+      if (bound !== undefined) {
+        where.push(clause);
+        params.push(bound);
+        started = true;
+      }
+    }
+    // With a start bound the covering `events_listed` index serves the scan in list order; a unary `+`
+    // keeps SQLite from picking the narrower `events_end` index and sorting instead.
+    const end = started ? '+e.' : 'e.';
+    for (const [key, clause] of END_BOUNDS) {
+      const bound = q[key];
+      if (bound !== undefined) {
+        where.push(end + clause);
+        params.push(bound);
+      }
+    }
+  }
+  if (q.featured !== undefined) where.push(`e.featured = ${q.featured ? 1 : 0}`);
+  if (q.venueIds) where.push(inList('e.venue_id', q.venueIds, params));
+  // An organizer or venue has few events: SQLite looks them up and sorts them. Categories, tags and
+  // search words match many: each set is built once and probed while the list index is read in
+  // order (`+e.id` is no lookup key), which also spares a sort.
+  if (q.organizerIds) {
+    const organizers = inList('organizer_id', q.organizerIds, params);
+    where.push(`e.id IN (SELECT event_id FROM event_organizers WHERE ${organizers})`);
+  }
+  // Categories and tags share one id sequence, so one link table serves both lists.
+  for (const ids of [q.categoryIds, q.tagIds]) {
+    if (!ids) continue;
+    where.push(`+e.id IN (SELECT event_id FROM event_terms WHERE ${inList('term_id', ids, params)})`);
+  }
+  let usesSearchIndex = false;
+  if (q.searchWords) {
+    usesSearchIndex = splitWords(q.searchWords).match !== null;
+    if (q.protectedText === 'all') {
+      where.push(searchSql(TEXT_COLUMNS, q.searchWords, params));
+    } else {
+      // Protected events the caller cannot open match by their title alone (A.10).
+      const open = protectedTextOpenSql(q.protectedText, params);
+      const all = searchSql(TEXT_COLUMNS, q.searchWords, params);
+      const title = searchSql(['title'], q.searchWords, params);
+      where.push(`((${open} AND ${all}) OR ${title})`);
+    }
+  }
+
+  const order = q.include ? 'e.date_utc, e.id' : 'e.start_utc, e.date_utc, e.id';
+  // The subquery runs as a co-routine, so the aggregate sees its rows in ORDER BY order; this is
+  // ~3x cheaper than `json_group_array(id ORDER BY …)`, which sorts again (tested by the contract).
+  const ids = `SELECT e.id FROM events e WHERE ${where.join(' AND ')} ORDER BY ${order}`;
+  // CROSS JOIN keeps the ids outside: each is one rowid lookup, not a scan of the list's index. A search
+  // is no filter of one row (its subqueries are whole matches, ~10 ms): its list is read again instead.
+  const members = q.searchWords
+    ? null
+    : `SELECT e.id, e.start_utc, e.date_utc FROM json_each(?1) AS j CROSS JOIN events e ON e.id = j.value WHERE ${where.join(' AND ')}`;
+  return {
+    ids: `SELECT json_group_array(id) AS ids FROM (${ids})`,
+    params,
+    members,
+    order: q.include ? 'date' : 'start',
+    usesSearchIndex,
+  };
+}
+
+const LINKED = {
+  venue: {
+    table: 'venues',
+    search: ['venue', 'description', 'address', 'city', 'province', 'state', 'stateprovince', 'zip', 'phone'],
+    ofEvent: 'l.id = (SELECT venue_id FROM events WHERE id = ?)',
+    /** Events linked to `l`, as `FROM … WHERE …` with the event alias `e`. */
+    events: 'FROM events e WHERE e.venue_id = l.id',
+  },
+  organizer: {
+    table: 'organizers',
+    search: ['organizer', 'description', 'phone', 'email', 'website'],
+    ofEvent: 'l.id IN (SELECT organizer_id FROM event_organizers WHERE event_id = ?)',
+    events: 'FROM event_organizers eo JOIN events e ON e.id = eo.event_id WHERE eo.organizer_id = l.id',
+  },
+} as const;
+
+/** `columns` is the select list of the linked table, alias `l`. */
+export function linkedListSql(kind: LinkedKind, q: LinkedQuery, columns: string): ListSql | null {
+  if (q.searchWords && !searchable(q.searchWords)) return null;
+  const spec = LINKED[kind];
+  const params: Param[] = [];
+  const where = [visibilitySql('l', q.visibility, params)];
+  if (q.eventId !== undefined) {
+    where.push(spec.ofEvent);
+    params.push(q.eventId);
+  }
+  if (q.hasEvents !== undefined) {
+    // false is the complement of true: linked to no *published* event.
+    where.push(`${q.hasEvents ? '' : 'NOT '}EXISTS (SELECT 1 ${spec.events} AND e.status = 'publish')`);
+  }
+  if (q.upcomingAfter !== undefined) {
+    const visible = visibilitySql('e', q.upcomingVisibility ?? q.visibility, params);
+    where.push(`EXISTS (SELECT 1 ${spec.events} AND ${visible} AND e.end_utc > ?)`);
+    params.push(q.upcomingAfter);
+  }
+  if (q.searchWords) {
+    where.push(
+      ...likeAll(
+        spec.search.map((c) => `l.${c}`),
+        q.searchWords,
+        params,
+      ),
+    );
+  }
+  const filter = where.join(' AND ');
+  return {
+    page: `SELECT ${columns} FROM ${spec.table} l WHERE ${filter} ORDER BY l.date_utc DESC, l.id DESC LIMIT ? OFFSET ?`,
+    count: `SELECT count(*) AS n FROM ${spec.table} l WHERE ${filter}`,
+    params,
+  };
+}
+
+export const TERM_SELECT = 't.id, t.kind, t.name, t.slug, t.description, t.parent, t.count';
+
+export function termListSql(q: TermQuery): ListSql | null {
+  if (q.include?.length === 0) return null;
+  if (q.search !== undefined && !searchable(q.search)) return null;
+  const params: Param[] = [q.kind];
+  const where = ['t.kind = ?'];
+  if (q.search !== undefined) {
+    // name_key is lower-cased in JS, so non-ASCII letters match too; LIKE alone folds ASCII only.
+    where.push(`(t.name LIKE ? ESCAPE '\\' OR t.name_key LIKE ? ESCAPE '\\' OR t.slug LIKE ? ESCAPE '\\')`);
+    params.push(likePattern(q.search), likePattern(q.search.toLowerCase()), likePattern(q.search));
+  }
+  if (q.include) where.push(inList('t.id', q.include, params));
+  if (q.exclude && q.exclude.length > 0) where.push(`NOT ${inList('t.id', q.exclude, params)}`);
+  if (q.parent !== undefined) {
+    where.push('t.parent = ?');
+    params.push(q.parent);
+  }
+  if (q.eventId !== undefined) {
+    where.push('t.id IN (SELECT term_id FROM event_terms WHERE event_id = ?)');
+    params.push(q.eventId);
+  }
+  if (q.slug !== undefined) {
+    where.push('t.slug = ?');
+    params.push(q.slug);
+  }
+  if (q.hideEmpty) where.push('t.count > 0');
+
+  const dir = q.order === 'desc' ? 'DESC' : 'ASC';
+  let order: string;
+  if (q.orderby === 'include' && q.include) {
+    // WordPress's FIELD(t.term_id, …): the position in the include list. Ids are validated integers.
+    const cases = q.include.map((id, i) => `WHEN ${safeInt(id)} THEN ${i}`).join(' ');
+    order = `CASE t.id ${cases} END ${dir}`;
+  } else if (q.orderby === 'id') {
+    order = `t.id ${dir}`;
+  } else if (q.orderby === 'slug' || q.orderby === 'count') {
+    order = `t.${q.orderby} ${dir}, t.id ${dir}`;
+  } else {
+    // `name`, and `include` without a list (WordPress falls back to name). Case-insensitive as MySQL.
+    order = `t.name_key ${dir}, t.id ${dir}`;
+  }
+  const filter = where.join(' AND ');
+  return {
+    page: `SELECT ${TERM_SELECT} FROM terms t WHERE ${filter} ORDER BY ${order} LIMIT ? OFFSET ?`,
+    count: `SELECT count(*) AS n FROM terms t WHERE ${filter}`,
+    params,
+  };
+}
+
+function safeInt(id: number): number {
+  if (!Number.isSafeInteger(id)) throw new TypeError(`term id: expected an integer, got ${id}`);
+  return id;
+}

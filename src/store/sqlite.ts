@@ -1,0 +1,533 @@
+/**
+ * The embedded store: `openSqliteStore(path)` opens (creating and migrating) a SQLite file, or a
+ * private in-memory database for `':memory:'`, and returns a `Store`.
+ *
+ * One connection, synchronous (`node:sqlite`'s DatabaseSync): a query is microseconds, so the event
+ * loop is never held long, and one writer is what SQLite has anyway. Pragmas: WAL (readers of other
+ * processes, such as a backup, do not block writes), synchronous=NORMAL (durable up to the last
+ * checkpoint after a power cut, never corrupt; the WAL default for servers), foreign keys on, a busy
+ * timeout for other processes holding the lock, and a 64 MiB page cache with reads through mmap (10,000
+ * events with their search index take ~20 MB; the 2 MB default cache made creates ~10% slower). Temporary
+ * files in memory: every write that fires a trigger inside a transaction keeps a statement journal, and
+ * as a file that made each `event_terms` insert 3–4× slower (~20–80 µs against ~7 µs); they hold undo
+ * data of one statement or savepoint, never committed data, so durability is unchanged. WAL
+ * checkpoints run mostly on a worker thread (checkpointer.ts), not inside the COMMIT that fills the WAL.
+ *
+ * The per-kind work lives in sqlite-events.ts, sqlite-linked.ts, sqlite-terms.ts and sqlite-users.ts;
+ * this file draws post ids and routes.
+ */
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { pathToFileURL } from 'node:url';
+import type { TermKind } from '../model/index.ts';
+import { WalCheckpointer } from './checkpointer.ts';
+import { Connection } from './connection.ts';
+import { describeFault, StoreError, storageFault } from './errors.ts';
+import { migrate } from './migrations.ts';
+import { type AttachmentRow, attachmentRecord } from './rows.ts';
+import { SqliteEvents } from './sqlite-events.ts';
+import { SqliteLinked } from './sqlite-linked.ts';
+import { SqliteOAuth } from './sqlite-oauth.ts';
+import { SqliteTerms } from './sqlite-terms.ts';
+import { SqliteUsers } from './sqlite-users.ts';
+import type {
+  AnyPost,
+  AppPasswordRecord,
+  AttachmentRecord,
+  EventQuery,
+  EventRecord,
+  EventTombstone,
+  LinkedKind,
+  LinkedQuery,
+  LinkedRecord,
+  OAuthClientRecord,
+  Page,
+  PostKind,
+  Store,
+  TermQuery,
+  TermRecord,
+  UserRecord,
+  Visibility,
+} from './store.ts';
+
+/** How long a write waits for another process's lock before failing with SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 5000;
+/** Page cache of the connection, in KiB (SQLite's default is 2,000). */
+const CACHE_KIB = 65_536;
+/** Reads of the database file through mmap up to this size (0 turns it off). */
+const MMAP_BYTES = 256 * 1024 * 1024;
+
+const ATTACHMENT =
+  'SELECT id, author, url, source_url, mime, width, height, filesize, sizes, date_utc FROM attachments';
+
+/** Tables of posts that can be scheduled (`future`, B.1). */
+const SCHEDULED = ['events', 'venues', 'organizers'] as const;
+
+/** An event_tombstones row: SQLite's 0/1 for booleans, id lists as JSON. */
+interface TombstoneRow extends Omit<EventTombstone, 'all_day' | 'featured' | 'organizer_ids' | 'term_ids'> {
+  live_sequence: number;
+  all_day: number;
+  featured: number;
+  organizer_ids: string;
+  term_ids: string;
+}
+
+export interface OpenOptions {
+  /**
+   * When the file cannot be written (a read-only mount or directory), open it for reading instead of
+   * failing: the server then answers reads, and writes with 503 (`serve`). Default false: a writer
+   * (the importer) is told at once that it cannot write.
+   */
+  readOnlyFallback?: boolean;
+  /** Open for reading only, beside a writer (a server's helper thread): nothing is created or migrated. */
+  readOnly?: boolean;
+}
+
+/**
+ * Opens, creating and migrating, the store at `path`. A file that cannot be used (disk full, read-only,
+ * not openable) is a `StoreError` `store-unusable` naming the path, never SQLite's bare message.
+ */
+export function openSqliteStore(path: string, options: OpenOptions = {}): Store {
+  return SqliteStore.open(path, options);
+}
+
+export class SqliteStore implements Store {
+  readonly path: string;
+  /** Opened for reading only (`readOnlyFallback`): every write fails with SQLITE_READONLY. */
+  readonly readOnly: boolean;
+  readonly #db: Connection;
+  readonly #events: SqliteEvents;
+  readonly #linked: SqliteLinked;
+  readonly #terms: SqliteTerms;
+  readonly #users: SqliteUsers;
+  readonly #oauth: SqliteOAuth;
+  readonly #checkpointer: WalCheckpointer | undefined;
+
+  static open(path: string, options: OpenOptions = {}): SqliteStore {
+    try {
+      if (options.readOnly) return SqliteStore.#openReadOnly(path, true);
+      return SqliteStore.#open(path);
+    } catch (error) {
+      const fault = storageFault(error);
+      if (!fault) throw error;
+      if (options.readOnlyFallback && path !== ':memory:' && !writable(path) && existsSync(path)) {
+        try {
+          return SqliteStore.#openReadOnly(path, false);
+        } catch (readError) {
+          if (!storageFault(readError)) throw readError;
+        }
+      }
+      throw new StoreError('store-unusable', describeFault(fault, path, error), { path, cause: error });
+    }
+  }
+
+  static #open(path: string): SqliteStore {
+    const memory = path === ':memory:';
+    if (!memory) mkdirSync(dirname(path), { recursive: true });
+    const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+    let wal = false;
+    try {
+      if (!memory) {
+        const mode = db.prepare('PRAGMA journal_mode = WAL').get() as { journal_mode: string };
+        wal = mode.journal_mode === 'wal';
+      }
+      db.exec(
+        `PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; ` +
+          `PRAGMA cache_size = -${CACHE_KIB}; PRAGMA mmap_size = ${MMAP_BYTES}; PRAGMA analysis_limit = 400; ` +
+          'PRAGMA temp_store = MEMORY',
+      );
+      migrate(db, undefined, path);
+      // Lets the planner gather statistics it lacks, cheaply (SQLite's advice for long-lived connections).
+      db.exec('PRAGMA optimize = 0x10002');
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteStore(new Connection(db), path, wal, false);
+  }
+
+  /**
+   * A file on a read-only mount. A WAL database needs its `-shm` file to be read, and SQLite cannot
+   * create one there: a cleanly closed file (no `-wal` left) is opened `immutable` (nothing can change it
+   * anyway), one with a `-wal` left read-only as it is, so the writes in that WAL are not missed.
+   */
+  static #openReadOnly(path: string, live: boolean): SqliteStore {
+    // `live`: another connection writes it now, so it is never `immutable`.
+    const walLeft = live || (existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0);
+    const url = pathToFileURL(path);
+    if (!walLeft) url.search = '?immutable=1';
+    const db = new DatabaseSync(walLeft ? path : url, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
+    try {
+      db.exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -${CACHE_KIB}; PRAGMA temp_store = MEMORY`);
+      // Only checks the version: a file that needs migrating cannot be migrated here, and says so.
+      migrate(db, undefined, path);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    return new SqliteStore(new Connection(db), path, false, true);
+  }
+
+  private constructor(db: Connection, path: string, wal: boolean, readOnly: boolean) {
+    this.#db = db;
+    this.path = path;
+    this.readOnly = readOnly;
+    if (wal) {
+      const checkpointer = new WalCheckpointer(db, path);
+      this.#checkpointer = checkpointer;
+      db.onCommit = () => checkpointer.committed();
+    }
+    this.#events = new SqliteEvents(db);
+    this.#linked = new SqliteLinked(db);
+    this.#terms = new SqliteTerms(db);
+    this.#users = new SqliteUsers(db);
+    this.#oauth = new SqliteOAuth(db);
+  }
+
+  transaction<T>(fn: () => T): T {
+    return this.#db.transaction(fn);
+  }
+
+  dataVersion(): number {
+    return this.#db.dataVersion();
+  }
+
+  changeNumber(): number {
+    this.#db.dataVersion();
+    return this.#db.tables.now();
+  }
+
+  changedSince(tables: Iterable<string>, since: number): boolean {
+    return this.#db.tables.changedSince(tables, since);
+  }
+
+  collectReads<T>(into: Set<string>, fn: () => T): T {
+    return this.#db.tables.collect(into, fn);
+  }
+
+  beginGroup(): void {
+    this.#db.beginGroup();
+  }
+
+  commitGroup(): void {
+    this.#db.commitGroup();
+  }
+
+  /** Indexes every event queued for search now, instead of in the background (search-index.ts). */
+  drainSearchIndex(): void {
+    this.#events.searchIndex.drain();
+  }
+
+  close(): void {
+    if (!this.#db.db.isOpen) return;
+    this.#events.searchIndex.close();
+    this.#checkpointer?.close();
+    try {
+      if (!this.readOnly) this.#db.db.exec('PRAGMA optimize');
+    } catch (error) {
+      // Statistics are an optimisation: a full or read-only disk must not stop the close.
+      if (!storageFault(error)) throw error;
+    }
+    this.#db.close();
+  }
+
+  // Posts
+
+  #newPostId(kind: PostKind): number {
+    return this.#db.run('INSERT INTO posts (kind) VALUES (?)', [kind]).id;
+  }
+
+  #kindOf(id: number): PostKind | undefined {
+    return this.#db.get<{ kind: PostKind }>('SELECT kind FROM posts WHERE id = ?', [id])?.kind;
+  }
+
+  getPost(id: number): AnyPost | undefined {
+    const kind = this.#kindOf(id);
+    if (kind === 'event') return this.#events.get(id);
+    if (kind === 'attachment') return this.getAttachment(id);
+    return kind && this.#linked.get(kind, id);
+  }
+
+  getEvent(id: number): EventRecord | undefined {
+    return this.#events.get(id);
+  }
+
+  getLinked(kind: LinkedKind, id: number): LinkedRecord | undefined {
+    return this.#linked.get(kind, id);
+  }
+
+  getAttachment(id: number): AttachmentRecord | undefined {
+    const row = this.#db.get<AttachmentRow>(`${ATTACHMENT} WHERE id = ?`, [id]);
+    return row && attachmentRecord(row);
+  }
+
+  findBySlug(kind: 'event' | LinkedKind, slug: string): EventRecord | LinkedRecord | undefined {
+    return kind === 'event' ? this.#events.findBySlug(slug) : this.#linked.findBySlug(kind, slug);
+  }
+
+  slugTaken(kind: 'event' | LinkedKind, slug: string, exceptId?: number): boolean {
+    return kind === 'event'
+      ? this.#events.slugTaken(slug, exceptId)
+      : this.#linked.slugTaken(kind, slug, exceptId);
+  }
+
+  insertEvent(rec: Omit<EventRecord, 'id'>): EventRecord {
+    return this.#db.transaction(() => this.#events.insert(this.#newPostId('event'), rec));
+  }
+
+  updateEvent(rec: EventRecord): EventRecord {
+    return this.#db.transaction(() => this.#events.update(rec));
+  }
+
+  insertLinked<R extends LinkedRecord>(rec: Omit<R, 'id'>): R {
+    return this.#db.transaction(() => this.#linked.insert<R>(this.#newPostId(rec.kind), rec));
+  }
+
+  updateLinked<R extends LinkedRecord>(rec: R): R {
+    return this.#linked.update(rec);
+  }
+
+  insertAttachment(rec: Omit<AttachmentRecord, 'id'>): AttachmentRecord {
+    return this.#db.transaction(() => {
+      const id = this.#newPostId('attachment');
+      this.#db.run(
+        'INSERT INTO attachments (id, author, url, source_url, mime, width, height, filesize, sizes, date_utc) ' +
+          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        [
+          id,
+          rec.author,
+          rec.url,
+          rec.source_url,
+          rec.mime,
+          rec.width,
+          rec.height,
+          rec.filesize,
+          JSON.stringify(rec.sizes),
+          rec.date_utc,
+        ],
+      );
+      return { ...rec, id };
+    });
+  }
+
+  /** B.6.2: an image URL reuses the attachment stored at it or sideloaded from it; lowest id. */
+  findAttachmentByUrl(url: string): AttachmentRecord | undefined {
+    const row = this.#db.get<AttachmentRow>(
+      `SELECT * FROM (${ATTACHMENT} WHERE url = ?1 UNION ${ATTACHMENT} WHERE source_url = ?1) ORDER BY id LIMIT 1`,
+      [url],
+    );
+    return row && attachmentRecord(row);
+  }
+
+  /**
+   * The kind's row and its links go by cascade; events lose a deleted venue (SET NULL), organizer
+   * links and image ids are dropped the same way.
+   */
+  deletePost(id: number): void {
+    this.#db.run('DELETE FROM posts WHERE id = ?', [id]);
+    // A deleted event leaves its text in the index until the queue is indexed.
+    this.#events.searchIndex.schedule();
+  }
+
+  unlinkFromEvents(kind: LinkedKind, id: number): void {
+    this.#linked.unlinkFromEvents(kind, id);
+  }
+
+  findLinkedByName(
+    kind: LinkedKind,
+    name: string,
+    description?: string,
+    visibility?: Visibility,
+  ): LinkedRecord | undefined {
+    return this.#linked.findByName(kind, name, description, visibility);
+  }
+
+  setEventPassword(id: number, password: string | null): void {
+    this.#events.setPassword(id, password);
+  }
+
+  publishDue(nowUtc: string): number {
+    // The earliest scheduled date is remembered until the next write, so a request costs a compare.
+    const next = this.#db.remember('next scheduled date', () => {
+      const row = this.#db.get<{ at: string | null }>(
+        `SELECT min(at) AS at FROM (${SCHEDULED.map((t) => `SELECT min(date_utc) AS at FROM ${t} WHERE status = 'future'`).join(' UNION ALL ')})`,
+      );
+      return row?.at ?? null;
+    });
+    if (next === null || next > nowUtc) return 0;
+    return this.#db.transaction(() => {
+      let published = 0;
+      for (const table of SCHEDULED) {
+        const sql = `UPDATE ${table} SET status = 'publish' WHERE status = 'future' AND date_utc <= ?`;
+        published += this.#db.run(sql, [nowUtc]).changes;
+      }
+      return published;
+    });
+  }
+
+  // Lists and batch loads
+
+  listEvents(q: EventQuery): Page<EventRecord> {
+    return this.#events.list(q);
+  }
+
+  listLinked(kind: LinkedKind, q: LinkedQuery): Page<LinkedRecord> {
+    return this.#linked.list(kind, q);
+  }
+
+  getLinkedMany(ids: number[]): Map<number, LinkedRecord> {
+    return this.#linked.getMany(ids);
+  }
+
+  eventSequences(ids: readonly number[]): Map<number, number> {
+    const found = new Map<number, number>();
+    if (ids.length === 0) return found;
+    const sql =
+      'SELECT event_id, sequence FROM event_sequences WHERE event_id IN (SELECT value FROM json_each(?))';
+    for (const [id, sequence] of this.#db.tuples<[number, number]>(sql, [JSON.stringify(ids)])) {
+      found.set(id, sequence);
+    }
+    return found;
+  }
+
+  eventTombstones(sinceUtc: string): EventTombstone[] {
+    // A trashed event can still change (its SEQUENCE with it): the live number wins while it exists.
+    const sql =
+      'SELECT t.*, coalesce(s.sequence, t.sequence) AS live_sequence FROM event_tombstones t ' +
+      'LEFT JOIN event_sequences s ON s.event_id = t.id WHERE t.removed_utc >= ? ORDER BY t.removed_utc, t.id';
+    return this.#db.all<TombstoneRow>(sql, [sinceUtc]).map(({ live_sequence, ...r }) => ({
+      ...r,
+      sequence: Math.max(live_sequence, r.sequence),
+      all_day: r.all_day === 1,
+      featured: r.featured === 1,
+      organizer_ids: JSON.parse(r.organizer_ids) as number[],
+      term_ids: JSON.parse(r.term_ids) as number[],
+    }));
+  }
+
+  pruneEventTombstones(beforeUtc: string): number {
+    return this.#db.run('DELETE FROM event_tombstones WHERE removed_utc < ?', [beforeUtc]).changes;
+  }
+
+  getAttachmentsMany(ids: number[]): Map<number, AttachmentRecord> {
+    const found = new Map<number, AttachmentRecord>();
+    if (ids.length === 0) return found;
+    const sql = `${ATTACHMENT} WHERE id IN (SELECT value FROM json_each(?))`;
+    for (const row of this.#db.all<AttachmentRow>(sql, [JSON.stringify(ids)])) {
+      found.set(row.id, attachmentRecord(row));
+    }
+    return found;
+  }
+
+  getTermsMany(ids: number[]): Map<number, TermRecord> {
+    return this.#terms.getMany(ids);
+  }
+
+  // Terms
+
+  getTerm(kind: TermKind, id: number): TermRecord | undefined {
+    return this.#terms.get(kind, id);
+  }
+
+  findTermBySlug(kind: TermKind, slug: string): TermRecord | undefined {
+    return this.#terms.findBySlug(kind, slug);
+  }
+
+  findTermByName(kind: TermKind, name: string, parent?: number): TermRecord | undefined {
+    return this.#terms.findByName(kind, name, parent);
+  }
+
+  termSlugTaken(kind: TermKind, slug: string, exceptId?: number): boolean {
+    return this.#terms.slugTaken(kind, slug, exceptId);
+  }
+
+  insertTerm(rec: Omit<TermRecord, 'id' | 'count'>): TermRecord {
+    return this.#terms.insert(rec);
+  }
+
+  updateTerm(rec: Omit<TermRecord, 'count'>): TermRecord {
+    return this.#terms.update(rec);
+  }
+
+  deleteTerm(kind: TermKind, id: number): void {
+    this.#db.transaction(() => this.#terms.delete(kind, id));
+  }
+
+  categoryDescendants(id: number): number[] {
+    return this.#terms.descendants(id);
+  }
+
+  listTerms(q: TermQuery): Page<TermRecord> {
+    return this.#terms.list(q);
+  }
+
+  // Users
+
+  insertUser(rec: Omit<UserRecord, 'id'>): UserRecord {
+    return this.#users.insert(rec);
+  }
+
+  getUser(id: number): UserRecord | undefined {
+    return this.#users.get(id);
+  }
+
+  findUser(loginOrEmail: string): UserRecord | undefined {
+    return this.#users.find(loginOrEmail);
+  }
+
+  listUsers(): UserRecord[] {
+    return this.#users.list();
+  }
+
+  insertAppPassword(rec: Omit<AppPasswordRecord, 'id' | 'last_used_utc'>): AppPasswordRecord {
+    return this.#users.insertAppPassword(rec);
+  }
+
+  appPasswords(userId: number): AppPasswordRecord[] {
+    return this.#users.appPasswords(userId);
+  }
+
+  appPasswordUser(id: number): UserRecord | undefined {
+    return this.#users.appPasswordUser(id);
+  }
+
+  deleteAppPassword(id: number): void {
+    this.#users.deleteAppPassword(id);
+  }
+
+  touchAppPassword(id: number, at: string): void {
+    this.#users.touchAppPassword(id, at);
+  }
+
+  // OAuth clients
+  insertOAuthClient(rec: Omit<OAuthClientRecord, 'id' | 'revoked'>): OAuthClientRecord {
+    return this.#oauth.insert(rec);
+  }
+
+  findOAuthClient(clientId: string): OAuthClientRecord | undefined {
+    return this.#oauth.find(clientId);
+  }
+
+  listOAuthClients(): OAuthClientRecord[] {
+    return this.#oauth.list();
+  }
+
+  revokeOAuthClient(clientId: string): boolean {
+    return this.#oauth.revoke(clientId);
+  }
+
+  signingKey(name: string, generate: () => Uint8Array): Uint8Array {
+    return this.#oauth.signingKey(name, generate);
+  }
+}
+
+/** Whether the file (or, before it exists, its directory) can be written. */
+function writable(path: string): boolean {
+  try {
+    accessSync(existsSync(path) ? path : dirname(path), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The local target: our server app in-process over its own SQLite file, as `npm run import` uses by
+ * default; and what makes it safe — its `Local` scheme exists only in-process.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LOCAL_USER, openLocalTarget } from '../../src/embedded/local-target.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { createHttpTransport } from '../../src/writer/index.ts';
+import { targetContract } from '../writer/contract.ts';
+import { bodyOf, startServer, tempDir } from '../writer/setup.ts';
+
+targetContract('the local target', async () => {
+  const tmp = await tempDir();
+  const target = await openLocalTarget({ dataFile: join(tmp.dir, 'calendar.db') });
+  return {
+    target,
+    async dispose() {
+      await target.close();
+      await tmp.remove();
+    },
+  };
+});
+
+describe('the local target', () => {
+  it('writes into the file that the server then serves, as the administrator "calsync"', async () => {
+    const tmp = await tempDir();
+    const dataFile = join(tmp.dir, 'calendar.db');
+    try {
+      const target = await openLocalTarget({ dataFile });
+      expect(target.label).toBe(`local ${dataFile}`);
+      const created = await target.create('event', bodyOf('event', 1));
+      await target.close();
+
+      const reopened = await openLocalTarget({ dataFile });
+      expect((await reopened.get('event', created.id))?.slug).toBe('event-1');
+      await reopened.close();
+
+      const store = openSqliteStore(dataFile);
+      const user = store.findUser(LOCAL_USER);
+      store.close();
+      expect(user?.role).toBe('administrator');
+      expect(created.body.author).toBe(String(user?.id));
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('its Local scheme is refused by the server that listens on the network', async () => {
+    const tmp = await tempDir();
+    const server = await startServer(join(tmp.dir, 'calendar.db'));
+    const transport = createHttpTransport({ url: server.url });
+    try {
+      const res = await fetch(`${server.url}/calendar/events/v1/events`, {
+        method: 'POST',
+        headers: { authorization: `Local ${LOCAL_USER}`, 'content-type': 'application/json' },
+        body: JSON.stringify(bodyOf('event', 1)),
+      });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { code: string }).code).toBe('rest_forbidden');
+    } finally {
+      await transport.close();
+      await server.close();
+      await tmp.remove();
+    }
+  });
+});
