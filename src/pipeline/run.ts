@@ -11,10 +11,10 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { storageFault } from '../store/errors.ts';
 import type { SourceProblem, SourceResult } from '../sources/record.ts';
 import { acquireLock } from '../state/lock.ts';
 import { type StateItem, SyncState } from '../state/sync-state.ts';
+import { storageFault } from '../store/errors.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { apply, type ItemResult } from './apply.ts';
 import { ConfigError, StateWriteError } from './errors.ts';

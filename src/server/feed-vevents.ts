@@ -14,9 +14,9 @@
 import { createHash } from 'node:crypto';
 import { type Vevent, veventOf } from '../export/ical.ts';
 import { type FeedRecords, feedEvent, tombstoneEvent } from '../export/store-feed.ts';
-import type { Config } from './config.ts';
 import type { Related } from '../render/event.ts';
 import type { EventRecord } from '../store/store.ts';
+import type { Config } from './config.ts';
 
 /** Renders after which an entry no render asked for is dropped (feeds differ in what they show). */
 const UNUSED_RENDERS = 8;
