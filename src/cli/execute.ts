@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ConfigError } from '../pipeline/errors.ts';
+import { ConfigError, StateWriteError } from '../pipeline/errors.ts';
 import type { Plan } from '../pipeline/plan.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
@@ -74,17 +74,7 @@ export async function execute(
       onParse: (done, total) => progress.parse(done, total),
     });
     progress.stop();
-    // A source that lost records is the first thing to know about the run: it explains the exit code 1.
-    if (report.incomplete && !options.json) io.stdout.write(`${spec.name}: ${report.incomplete}\n\n`);
-    if (options.json) {
-      // The command prints the report (or the plan) as JSON, and nothing else goes to stdout.
-    } else if (options.dryRun) {
-      io.stdout.write(`${spec.name}: plan against ${target.label} (dry run, nothing written)\n`);
-      if (report.notModified) io.stdout.write(`${summaryLine(report)}\n`);
-      else printPlan(plan, io, options.details ?? true);
-    } else {
-      printReport(report, io, options);
-    }
+    printRun(report, plan, spec, target, io, options);
     // The target's disk refused writes (full, read-only): one line that says so and names it, and 2, since
     // the user has to act before a run can succeed. What was written is in the state; nothing is repeated.
     const storage = report.failures.find((f) => f.code.startsWith('rest_storage_'));
@@ -99,6 +89,14 @@ export async function execute(
     return { code: report.outcome === 'ok' ? 0 : 1, report, plan };
   } catch (err) {
     progress.stop();
+    if (err instanceof StateWriteError && spec.stateFile) {
+      // Written, but not recorded: the run's summary first (what the target has now), then why it stopped.
+      printRun(err.report, err.plan, spec, target, io, options);
+      const fault = storageFault(err.cause) ?? 'full';
+      const line = `${spec.name}: sync state: ${describeFault(fault, spec.stateFile, err.cause)}`;
+      io.stderr.write(`${line}\n`);
+      return { code: 2, report: err.report, plan: err.plan, error: line };
+    }
     const message = `${spec.name}: ${(err as Error).message}`;
     const hint = options.credentials && hintFor(err as Error, options.credentials);
     // A CSV option the reader refuses (`--date-format XX`, `columns: { venu: … }`) is configuration too.
@@ -124,5 +122,27 @@ export async function execute(
     }
     io.stderr.write(`${message}\n${hint ? `${hint}\n` : ''}`);
     return { code: config ? 2 : 1, error: message };
+  }
+}
+
+/** The run as the options ask: its report, or its plan for a dry run; nothing with `json`. */
+function printRun(
+  report: RunReport,
+  plan: Plan,
+  spec: RunSpec,
+  target: TargetChoice,
+  io: CliIO,
+  options: ExecuteOptions,
+): void {
+  // A source that lost records is the first thing to know about the run: it explains the exit code 1.
+  if (report.incomplete && !options.json) io.stdout.write(`${spec.name}: ${report.incomplete}\n\n`);
+  if (options.json) {
+    // The command prints the report (or the plan) as JSON, and nothing else goes to stdout.
+  } else if (options.dryRun) {
+    io.stdout.write(`${spec.name}: plan against ${target.label} (dry run, nothing written)\n`);
+    if (report.notModified) io.stdout.write(`${summaryLine(report)}\n`);
+    else printPlan(plan, io, options.details ?? true);
+  } else {
+    printReport(report, io, options);
   }
 }

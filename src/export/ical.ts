@@ -1,7 +1,8 @@
 /**
  * iCalendar (RFC 5545) rendering of events (contract B.12, D6), built with ical-generator.
  *
- * Public: `IcalOptions`, `eventsToIcal`. Shared by the API's negotiated answers (D6), the server's
+ * Public: `IcalOptions`, `eventsToIcal`; `veventOf` and `icalOf`, its two halves, for feeds that keep
+ * each event's VEVENT. Shared by the API's negotiated answers (D6), the server's
  * feeds (src/server/routes/feeds.ts) and `npm run export`.
  *
  * Calendar: `METHOD:PUBLISH`, `NAME`/`X-WR-CALNAME` (not in the Outlook variant), and when given
@@ -125,7 +126,7 @@ function location(e: WireEvent): ICalLocation | string | null {
   return { title: text, geo };
 }
 
-function eventData(e: WireEvent, opts: IcalOptions, zoneYears: Map<string, Set<number>>): ICalEventData {
+function eventData(e: WireEvent, opts: VeventOptions, zoneYears: Map<string, Set<number>>): ICalEventData {
   const modified = utcDate(e.modified_utc);
   const created = utcDate(e.date_utc);
   const data: ICalEventData = {
@@ -192,6 +193,34 @@ function foldEvent(text: string): string {
 const END = 'END:VCALENDAR';
 const VEVENT_END = 'END:VEVENT\r\n';
 
+/** One event's VEVENT (folded, CRLF line ends) and the years each of its zones needs a VTIMEZONE for. */
+export interface Vevent {
+  text: string;
+  zoneYears: readonly (readonly [zone: string, year: number])[];
+}
+
+/** What an event's VEVENT depends on besides the event: the rest of `IcalOptions` is the calendar's. */
+export type VeventOptions = Pick<IcalOptions, 'host' | 'now' | 'sequence' | 'cancelled'>;
+
+/** ical-generator's events read their calendar's time zone only, which is never set (see above). */
+const EVENTS_CALENDAR = new ICalCalendar();
+
+/**
+ * An event's VEVENT, on its own: a feed keeps them by event (src/server/feed-render.ts), so that a write
+ * re-renders one event, not the feed.
+ */
+export function veventOf(e: WireEvent, opts: VeventOptions): Vevent {
+  const zoneYears = new Map<string, Set<number>>();
+  let text = new ICalEvent(eventData(e, opts, zoneYears), EVENTS_CALENDAR).toString();
+  // RFC 7986 §5.10 IMAGE, the property for an event's picture (ATTACH is any attachment); ical-generator
+  // has none.
+  if (e.image)
+    text = `${text.slice(0, -VEVENT_END.length)}IMAGE;VALUE=URI;DISPLAY=BADGE:${e.image.url}\r\n${VEVENT_END}`;
+  const zones: [string, number][] = [];
+  for (const [zone, years] of zoneYears) for (const year of years) zones.push([zone, year]);
+  return { text: foldEvent(text), zoneYears: zones };
+}
+
 /**
  * Events (a list page, a single event or a feed) as one VCALENDAR, CRLF line ends, folded.
  *
@@ -202,7 +231,14 @@ const VEVENT_END = 'END:VEVENT\r\n';
  * as the calendar's generator would call it, one per zone in order of first use.
  */
 export function eventsToIcal(events: readonly WireEvent[], opts: IcalOptions): string {
-  const zoneYears = new Map<string, Set<number>>();
+  return icalOf(
+    events.map((e) => veventOf(e, opts)),
+    opts,
+  );
+}
+
+/** VEVENTs made by `veventOf` as one VCALENDAR, with their VTIMEZONEs. */
+export function icalOf(vevents: readonly Vevent[], opts: IcalOptions): string {
   const calendar = new ICalCalendar({
     prodId: PROD_ID,
     scale: 'GREGORIAN',
@@ -213,14 +249,14 @@ export function eventsToIcal(events: readonly WireEvent[], opts: IcalOptions): s
   if (opts.source) calendar.source(opts.source);
   if (opts.refreshMinutes) calendar.ttl(opts.refreshMinutes * 60);
   if (opts.timezone) calendar.x('X-WR-TIMEZONE', opts.timezone);
-  const vevents = events.map((e) => {
-    let text = new ICalEvent(eventData(e, opts, zoneYears), calendar).toString();
-    // RFC 7986 §5.10 IMAGE, the property for an event's picture (ATTACH is any attachment); ical-generator
-    // has none.
-    if (e.image)
-      text = `${text.slice(0, -VEVENT_END.length)}IMAGE;VALUE=URI;DISPLAY=BADGE:${e.image.url}\r\n${VEVENT_END}`;
-    return foldEvent(text);
-  });
+  const zoneYears = new Map<string, Set<number>>();
+  for (const v of vevents) {
+    for (const [zone, year] of v.zoneYears) {
+      const years = zoneYears.get(zone) ?? new Set<number>();
+      zoneYears.set(zone, years);
+      years.add(year);
+    }
+  }
   const vtimezones: string[] = [];
   for (const [tz, years] of zoneYears) {
     const block = vtimezone(tz, years);
@@ -239,5 +275,8 @@ export function eventsToIcal(events: readonly WireEvent[], opts: IcalOptions): s
   if (extra.length > 0) head = `${head.slice(0, at)}${foldLines(extra.join('\r\n'))}\r\n${head.slice(at)}`;
   if (opts.outlook) head = head.replace(/\r\nX-WR-CALNAME:[^\r]*(?:\r\n [^\r]*)*/, '');
   // RFC 5545 §3.1 ends every content line with CRLF, the last one too (ical-generator leaves it off).
-  return `${head}${vtimezones.join('')}${vevents.join('')}${END}\r\n`;
+  let body = head;
+  for (const z of vtimezones) body += z;
+  for (const v of vevents) body += v.text;
+  return `${body}${END}\r\n`;
 }

@@ -2,13 +2,14 @@
  * A feed's body: its events as RFC 5545 or as CSV in TEC's importer columns, with its calendar
  * properties. Pure: the same spec and events give the same bytes (no clock is read).
  *
- * Public: `FeedSite`, `FeedData`, `RenderOptions`, `renderFeed`, `linkedCsv`, `FEED_CONTENT_TYPES`.
+ * Public: `FeedSite`, `FeedData`, `RenderOptions`, `renderFeed`, `icalOptions`, `linkedCsv`,
+ * `FEED_CONTENT_TYPES`.
  */
 import { eventsToCsv, organizersToCsv, rawFrom, type StoredTexts, venuesToCsv } from '../render/csv.ts';
 import type { WireEvent, WireOrganizer, WireVenue } from '../render/wire.ts';
 import { venueOf } from '../render/wire.ts';
 import type { FeedSpec } from './feed-spec.ts';
-import { eventsToIcal } from './ical.ts';
+import { eventsToIcal, type IcalOptions } from './ical.ts';
 
 /** Where the feed is published. */
 export interface FeedSite {
@@ -50,6 +51,15 @@ export function renderFeed(feed: FeedSpec, data: FeedData, site: FeedSite, opts:
     return eventsToCsv(events, { formulas: opts.formulas, raw: rawFrom(data.texts) });
   }
   return eventsToIcal(data.events, {
+    ...icalOptions(feed, site, opts),
+    sequence: (e) => data.sequences?.get(e.id) ?? 0,
+    cancelled: (e) => data.cancelled?.has(e.id) ?? false,
+  });
+}
+
+/** The calendar's properties of an .ics feed. */
+export function icalOptions(feed: FeedSpec, site: FeedSite, opts: RenderOptions = {}): IcalOptions {
+  return {
     host: site.host,
     calendarName: feed.title ?? (feed.name === 'all' ? site.host : `${site.host} – ${feed.name}`),
     description: feed.description,
@@ -58,9 +68,7 @@ export function renderFeed(feed: FeedSpec, data: FeedData, site: FeedSite, opts:
     source: site.source,
     color: feed.color,
     outlook: opts.outlook,
-    sequence: (e) => data.sequences?.get(e.id) ?? 0,
-    cancelled: (e) => data.cancelled?.has(e.id) ?? false,
-  });
+  };
 }
 
 /**

@@ -3,16 +3,16 @@
  * rendered to the wire as an anonymous reader sees them (src/render), each with its SEQUENCE,
  * plus STATUS:CANCELLED tombstones of events that left within `tombstoneDays` (migration 5).
  *
- * Public: `FeedEvents`, `loadStoreFeed`.
+ * Public: `FeedEvents`, `loadStoreFeed`; `FeedRecords`, `loadFeedRecords`, `feedEvent` and `tombstoneEvent`,
+ * its steps, for a renderer that keeps each event's rendering (src/server/feed-render.ts).
  *
  * No item cap (TEC's own feed stops at 30 events): the list query asks for every match.
  */
-
 import type { RenderConfig } from '../render/config.ts';
 import { type StoredTexts, storedTexts } from '../render/csv.ts';
-import { loadRelated, renderEvent } from '../render/event.ts';
+import { loadRelated, type Related, renderEvent } from '../render/event.ts';
 import type { WireEvent } from '../render/wire.ts';
-import type { EventQuery, EventTombstone, LinkedKind, Store } from '../store/store.ts';
+import type { EventQuery, EventRecord, EventTombstone, LinkedKind, Store } from '../store/store.ts';
 import { type FeedFilters, feedWindow } from './feed-spec.ts';
 
 export interface FeedEvents {
@@ -101,7 +101,7 @@ function selects(t: EventTombstone, q: EventQuery): boolean {
 }
 
 /** The wire fields the renderers read, for an event that is gone. */
-function tombstoneEvent(t: EventTombstone): WireEvent {
+export function tombstoneEvent(t: EventTombstone): WireEvent {
   return {
     id: t.id,
     title: t.title,
@@ -127,6 +127,58 @@ function tombstoneEvent(t: EventTombstone): WireEvent {
 
 const utcDate = (s: string) => new Date(`${s.replace(' ', 'T')}Z`);
 
+/** What a feed shows, as stored: its live events with what they link to, and its tombstones. */
+export interface FeedRecords {
+  items: EventRecord[];
+  rel: Related;
+  /** SEQUENCE by event id (absent = 0), tombstones' too. */
+  sequences: Map<number, number>;
+  tombstones: EventTombstone[];
+  /** The newest `modified_utc` or removal among them; null for an empty feed. */
+  lastModified: Date | null;
+}
+
+/**
+ * The feed's records at `now`: live events in list order (start, then publication), then tombstones.
+ * A CSV has no tombstones (it cannot say "cancelled"), and has the events hidden from listings too (see
+ * `loadStoreFeed`).
+ */
+export function loadFeedRecords(
+  store: Store,
+  f: FeedFilters & { tombstoneDays: number },
+  now: Date,
+  format: 'ics' | 'csv' = 'ics',
+): FeedRecords {
+  const withTombstones = format === 'ics';
+  const { query, nothing } = resolve(store, f, now);
+  if (format === 'csv') query.withHidden = true;
+  const items = nothing ? [] : store.listEvents(query).items;
+  const rel = loadRelated(store, items, null);
+  const sequences = store.eventSequences(items.map((e) => e.id));
+  const tombstones: EventTombstone[] = [];
+  let newest = '';
+  for (const e of items) if (e.modified_utc > newest) newest = e.modified_utc;
+  if (withTombstones && !nothing) {
+    // From the start of the UTC day, like the window: the feed stays the same all day.
+    const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
+    const live = new Set(items.map((e) => e.id));
+    for (const t of store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
+      if (live.has(t.id) || !selects(t, query)) continue;
+      tombstones.push(t);
+      sequences.set(t.id, t.sequence);
+      if (t.removed_utc > newest) newest = t.removed_utc;
+    }
+  }
+  return { items, rel, sequences, tombstones, lastModified: newest ? utcDate(newest) : null };
+}
+
+const redacted = (e: EventRecord) => e.password !== null && e.password !== '';
+
+/** A live event of a feed on the wire, as an anonymous reader sees it. */
+export function feedEvent(e: EventRecord, rel: Related, cfg: RenderConfig): WireEvent {
+  return renderEvent(e, rel, cfg, { single: false, redact: redacted(e) }) as unknown as WireEvent;
+}
+
 /**
  * The feed's events at `now`: live ones in list order (start, then publication), then tombstones.
  * A CSV has no tombstones (it cannot say "cancelled"), and lists the events hidden from listings too:
@@ -140,34 +192,18 @@ export function loadStoreFeed(
   now: Date,
   format: 'ics' | 'csv' = 'ics',
 ): FeedEvents {
-  const withTombstones = format === 'ics';
-  const { query, nothing } = resolve(store, f, now);
-  if (format === 'csv') query.withHidden = true;
-  const items = nothing ? [] : store.listEvents(query).items;
-  const rel = loadRelated(store, items, null);
-  const redacted = (e: (typeof items)[number]) => e.password !== null && e.password !== '';
-  const events = items.map((e) =>
-    renderEvent(e, rel, cfg, { single: false, redact: redacted(e) }),
-  ) as unknown as WireEvent[];
+  const r = loadFeedRecords(store, f, now, format);
+  const events = r.items.map((e) => feedEvent(e, r.rel, cfg));
   const texts = storedTexts(
-    items.filter((e) => !redacted(e)),
-    rel.linked.values(),
+    r.items.filter((e) => !redacted(e)),
+    r.rel.linked.values(),
   );
-  const sequences = store.eventSequences(items.map((e) => e.id));
-  const cancelled = new Set<number>();
-  let newest = '';
-  for (const e of items) if (e.modified_utc > newest) newest = e.modified_utc;
-  if (withTombstones && !nothing) {
-    // From the start of the UTC day, like the window: the feed stays the same all day.
-    const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
-    const live = new Set(items.map((e) => e.id));
-    for (const t of store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
-      if (live.has(t.id) || !selects(t, query)) continue;
-      events.push(tombstoneEvent(t));
-      sequences.set(t.id, t.sequence);
-      cancelled.add(t.id);
-      if (t.removed_utc > newest) newest = t.removed_utc;
-    }
-  }
-  return { events, sequences, cancelled, lastModified: newest ? utcDate(newest) : null, texts };
+  for (const t of r.tombstones) events.push(tombstoneEvent(t));
+  return {
+    events,
+    sequences: r.sequences,
+    cancelled: new Set(r.tombstones.map((t) => t.id)),
+    lastModified: r.lastModified,
+    texts,
+  };
 }

@@ -14,9 +14,10 @@ import type { Logger } from 'pino';
 import type { SourceProblem, SourceResult } from '../sources/record.ts';
 import { acquireLock } from '../state/lock.ts';
 import { type StateItem, SyncState } from '../state/sync-state.ts';
+import { storageFault } from '../store/errors.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { apply, type ItemResult } from './apply.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError, StateWriteError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
 import { changedItems, type Plan, type Policies, plan } from './plan.ts';
 import { cacheFingerprints, readSource, type SourceSpec, sourceLabel } from './read-source.ts';
@@ -220,16 +221,22 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       peakRssMb: peakRssMb(),
       outcome: outcomeOf(failures, problems, thePlan.guard),
     };
-    state.finishRun(runId, spec.name, report.outcome, report);
-    // Validators are kept only after a run that wrote everything: a 304 must never hide a failed item.
-    if (spec.source.url) {
-      const fingerprint = read.hasSeries ? fingerprints.windowed : fingerprints.plain;
-      state.setSourceCache(
-        spec.name,
-        report.outcome === 'ok' && read.validators
-          ? { url: spec.source.url, ...read.validators, fingerprint }
-          : undefined,
-      );
+    try {
+      state.finishRun(runId, spec.name, report.outcome, report);
+      // Validators are kept only after a run that wrote everything: a 304 must never hide a failed item.
+      if (spec.source.url) {
+        const fingerprint = read.hasSeries ? fingerprints.windowed : fingerprints.plain;
+        state.setSourceCache(
+          spec.name,
+          report.outcome === 'ok' && read.validators
+            ? { url: spec.source.url, ...read.validators, fingerprint }
+            : undefined,
+        );
+      }
+    } catch (err) {
+      // What was written is written: the caller still gets the report to print (a full disk, say).
+      if (storageFault(err)) throw new StateWriteError(report, thePlan, err);
+      throw err;
     }
     log?.info({ counts, requests: report.requests, durationMs: report.durationMs }, `run ${report.outcome}`);
     return { plan: thePlan, report };

@@ -5,13 +5,15 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqliteStore } from '../store/sqlite.ts';
 import { type FeedJob, type PlainConfig, renderStoreFeed } from './feed-render.ts';
+import { VeventCache } from './feed-vevents.ts';
 
 const { path, cfg } = workerData as { path: string; cfg: PlainConfig };
 const store = openSqliteStore(path, { readOnly: true });
+const vevents = new VeventCache();
 
 parentPort!.on('message', ({ id, job }: { id: number; job: FeedJob }) => {
   try {
-    const feed = renderStoreFeed(store, cfg, job);
+    const feed = renderStoreFeed(store, cfg, job, vevents);
     // A view of exactly its bytes, so that the transfer moves no more than the feed.
     const body = new Uint8Array(
       feed.body.buffer.slice(feed.body.byteOffset, feed.body.byteOffset + feed.body.length),

@@ -3,7 +3,8 @@
  * costs ~5 ms to load, render and serialise, and a busy calendar serves the same pages over and over
  * between writes; a kept page costs what writing its bytes costs.
  *
- * Public: `registerResponseCache(app, store, limits)` (root hooks, after authentication),
+ * Public: `registerResponseCache(app, store, limits)` (root hooks, after authentication; the cache is
+ * `app.responseCache`, with its `hits` and `misses`),
  * `uncacheable(reply)` for a handler whose answer depends on more than the key below, `strongEtag` and
  * `etagMatches` (also used by the feeds, routes/feeds.ts).
  *
@@ -14,10 +15,13 @@
  * yesterday). Only 200s are kept, with their headers (`X-TEC-*`, `Allow`, …) and body as bytes, so a
  * hit costs no UTF-8 encoding either.
  *
- * Staleness: every entry carries the store's `dataVersion()` as read *before* the handler ran, and
- * the whole cache is dropped as soon as a lookup sees another version — a write of this server, or a
- * commit of another process on the same file. A write racing with a miss can only make the kept
- * answer newer than its version, never older, and the next lookup drops it anyway.
+ * Staleness, by what an answer read (issue 15: every write dropped every answer, so a stream of event
+ * creates left the venue lists uncached too): the handler of a request runs with a collector of the
+ * tables its statements read (Store.collectReads, carried along its async calls), and its entry keeps
+ * them with the store's change number read *before* the handler ran. The entry is the answer until one
+ * of those tables changes after that number — a write of this server to the table, to one whose
+ * triggers or foreign keys write it, or any commit of another process on the same file. An
+ * authenticated caller's answers also depend on the `users` table (authentication read the role).
  *
  * Conditional requests (RFC 9110 §8.8.3, §13.1.2): every 200 of such a route carries a strong ETag,
  * a hash of its bytes, made once when the answer is made and kept with it; an `If-None-Match` naming
@@ -45,18 +49,30 @@ interface Entry {
   body: Buffer;
 }
 
-/** Per request: the key and version looked up, and whether the answer came from the cache. */
+interface Kept extends Entry {
+  /** The store's change number before the handler ran, and the tables it read. */
+  since: number;
+  tables: readonly string[];
+}
+
+/** Per request: the key looked up, and whether the answer came from the cache. */
 interface Slot {
   key: string;
-  version: number;
+  since: number;
   hit: boolean;
   /** Set by `uncacheable`. */
   skip: boolean;
+  /** The tables its handler read. */
+  tables: Set<string>;
 }
 
 declare module 'fastify' {
   interface FastifyRequest {
     responseCacheSlot: Slot | null;
+  }
+  interface FastifyInstance {
+    /** The kept answers, for their counts. */
+    responseCache: ResponseCache;
   }
 }
 
@@ -69,9 +85,11 @@ interface CacheConfig {
 /** Least recently used first: a Map keeps insertion order, and a hit is re-inserted. */
 export class ResponseCache {
   readonly #limits: ResponseCacheLimits;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, Kept>();
   #bytes = 0;
-  #version = Number.NaN;
+  /** Answers served from here, and answers looked up here but made again. */
+  hits = 0;
+  misses = 0;
 
   constructor(limits: ResponseCacheLimits) {
     this.#limits = limits;
@@ -81,24 +99,21 @@ export class ResponseCache {
     return this.#entries.size;
   }
 
-  get(key: string, version: number): Entry | undefined {
-    if (version !== this.#version) {
-      this.#entries.clear();
-      this.#bytes = 0;
-      this.#version = version;
+  /** The kept answer, unless `stale` says it is no longer good (it is then dropped). */
+  get(key: string, stale: (entry: Kept) => boolean): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry) this.#entries.delete(key);
+    if (!entry || stale(entry)) {
+      if (entry) this.#bytes -= entry.body.length;
+      this.misses++;
       return undefined;
     }
-    const entry = this.#entries.get(key);
-    if (entry) {
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
-    }
+    this.#entries.set(key, entry);
+    this.hits++;
     return entry;
   }
 
-  set(key: string, version: number, entry: Entry): void {
-    // Computed under a version the cache has already left: newer answers are on their way.
-    if (version !== this.#version) return;
+  set(key: string, entry: Kept): void {
     const { maxEntries, maxBytes } = this.#limits;
     if (maxEntries === 0 || entry.body.length > maxBytes / 4) return;
     const old = this.#entries.get(key);
@@ -128,23 +143,31 @@ export function registerResponseCache(
   limits: ResponseCacheLimits,
 ): ResponseCache {
   const cache = new ResponseCache(limits);
+  app.decorate('responseCache', cache);
   app.decorateRequest('responseCacheSlot', null);
   const caching = limits.maxEntries > 0;
 
-  app.addHook('onRequest', async (req, reply) => {
+  const stale = (entry: Kept) => store.changedSince(entry.tables, entry.since);
+
+  // A callback hook: the rest of the request (its handler) runs inside `collectReads`.
+  app.addHook('onRequest', (req, reply, done) => {
     const config = req.routeOptions.config as CacheConfig | undefined;
-    if (!config?.cache || (req.method !== 'GET' && req.method !== 'HEAD')) return;
+    if (!config?.cache || (req.method !== 'GET' && req.method !== 'HEAD')) return done();
     const format = negotiated(req, config.formats);
-    if (format === null) return; // a 406, answered by the handler
+    if (format === null) return done(); // a 406, answered by the handler
     const key = `${req.caller?.id ?? 0} ${siteDate(app.config)} ${format} ${req.url}`;
-    const version = store.dataVersion();
-    const entry = caching ? cache.get(key, version) : undefined;
-    req.responseCacheSlot = { key, version, hit: entry !== undefined, skip: false };
+    const since = store.changeNumber();
+    const entry = caching ? cache.get(key, stale) : undefined;
+    const tables = new Set<string>(req.caller ? ['users'] : []);
+    req.responseCacheSlot = { key, since, hit: entry !== undefined, skip: false, tables };
     if (entry) {
       reply.code(entry.status).headers(entry.headers);
-      if (notModified(req, entry.headers.etag)) return reply.code(304).send();
-      return reply.send(entry.body);
+      if (notModified(req, entry.headers.etag)) reply.code(304).send();
+      else reply.send(entry.body);
+      return;
     }
+    if (caching) store.collectReads(tables, done);
+    else done();
   });
 
   // Registered after the root onSend hook of app.ts, so the common headers are in what is kept.
@@ -157,7 +180,13 @@ export function registerResponseCache(
     reply.header('etag', etag);
     if (caching && !slot.skip) {
       const { 'content-length': _length, ...headers } = reply.getHeaders();
-      cache.set(slot.key, slot.version, { status: 200, headers: headers as Entry['headers'], body });
+      cache.set(slot.key, {
+        status: 200,
+        headers: headers as Entry['headers'],
+        body,
+        since: slot.since,
+        tables: [...slot.tables],
+      });
     }
     if (notModified(req, etag)) {
       reply.code(304);

@@ -5,6 +5,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { StoreError } from './errors.ts';
+import { TableChanges } from './table-changes.ts';
 
 export type Param = string | number | null;
 export type Params = readonly Param[] | Readonly<Record<string, Param>>;
@@ -32,14 +33,19 @@ export class Connection {
   #seenRuns = 0;
   #seenDataVersion = -1;
   #version = 0;
-  readonly #remembered = new Map<string, { value: unknown; size: number }>();
+  readonly #remembered = new Map<string, { value: unknown; size: number; tables: Set<string> }>();
   #rememberedSize = 0;
   #rememberedVersion = -1;
   /** Called after each commit of this connection (WAL checkpoints, checkpointer.ts). */
   onCommit: (() => void) | undefined;
+  /** Which tables changed when, and which a request read (the response cache). */
+  readonly tables: TableChanges;
+  /** Open `upkeep` calls: their writes change no answer, and mark no table. */
+  #upkeeps = 0;
 
   constructor(db: DatabaseSync) {
     this.db = db;
+    this.tables = new TableChanges(db);
   }
 
   statement(sql: string, tuples = false): StatementSync {
@@ -56,15 +62,18 @@ export class Connection {
 
   /** Rows as arrays in select-list order: node:sqlite builds them at about half the cost of objects. */
   tuples<R extends unknown[]>(sql: string, params: readonly Param[] = []): R[] {
+    this.tables.read(sql);
     return this.statement(sql, true).all(...params) as unknown as R[];
   }
 
   all<R>(sql: string, params: Params = []): R[] {
+    this.tables.read(sql);
     const stmt = this.statement(sql);
     return (Array.isArray(params) ? stmt.all(...params) : stmt.all(params as Record<string, Param>)) as R[];
   }
 
   get<R>(sql: string, params: Params = []): R | undefined {
+    this.tables.read(sql);
     const stmt = this.statement(sql);
     return (Array.isArray(params) ? stmt.get(...params) : stmt.get(params as Record<string, Param>)) as
       | R
@@ -74,6 +83,7 @@ export class Connection {
   /** Runs a write; returns the number of changed rows and the last inserted rowid. */
   run(sql: string, params: Params = []): { changes: number; id: number } {
     this.#runs++;
+    if (this.#upkeeps === 0) this.tables.wrote(sql);
     const stmt = this.statement(sql);
     const r = Array.isArray(params) ? stmt.run(...params) : stmt.run(params as Record<string, Param>);
     // Outside a transaction once run: a COMMIT, or a statement committed on its own.
@@ -91,6 +101,7 @@ export class Connection {
   dataVersion(): number {
     const dataVersion = this.get<{ data_version: number }>('PRAGMA data_version')!.data_version;
     if (this.#runs !== this.#seenRuns || dataVersion !== this.#seenDataVersion) {
+      if (dataVersion !== this.#seenDataVersion) this.tables.changedEverything();
       this.#seenRuns = this.#runs;
       this.#seenDataVersion = dataVersion;
       this.#version++;
@@ -111,10 +122,15 @@ export class Connection {
       this.#rememberedVersion = version;
     }
     const hit = this.#remembered.get(key);
-    if (hit) return hit.value as T;
-    const value = compute();
+    if (hit) {
+      this.tables.readTables(hit.tables);
+      return hit.value as T;
+    }
+    // The tables it reads, told again to whoever collects reads when the value is taken from here.
+    const tables = new Set<string>();
+    const value = this.tables.collectWhile(tables, compute);
     const weight = size(value);
-    this.#remembered.set(key, { value, size: weight });
+    this.#remembered.set(key, { value, size: weight, tables });
     this.#rememberedSize += weight;
     for (const [oldKey, old] of this.#remembered) {
       if (this.#remembered.size <= MAX_REMEMBERED && this.#rememberedSize <= MAX_REMEMBERED_SIZE) break;
@@ -131,9 +147,11 @@ export class Connection {
    */
   upkeep<T>(fn: () => T): T {
     const before = this.#runs;
+    this.#upkeeps++;
     try {
       return this.transaction(fn);
     } finally {
+      this.#upkeeps--;
       // Writes made before the upkeep and not yet seen must still move the version.
       if (this.#seenRuns === before) this.#seenRuns = this.#runs;
     }

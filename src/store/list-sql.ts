@@ -28,6 +28,13 @@ export interface EventListSql {
   /** `SELECT … AS ids`: a JSON array of the ids (sqlite-events.ts pages through it). */
   ids: string;
   params: Param[];
+  /**
+   * `SELECT id, start_utc, date_utc` of the matches among the ids of a JSON array (parameter ?1, then
+   * `params`), to add new events to a list read before (sqlite-events.ts); null for a search.
+   */
+  members: string | null;
+  /** The list's order: by `start_utc, date_utc, id`, or by `date_utc, id` (an include list). */
+  order: 'start' | 'date';
   /** The query reads `events_fts`: the store then makes sure the queued events get indexed. */
   usesSearchIndex: boolean;
 }
@@ -175,7 +182,18 @@ export function eventListSql(q: EventQuery): EventListSql | null {
   // The subquery runs as a co-routine, so the aggregate sees its rows in ORDER BY order; this is
   // ~3x cheaper than `json_group_array(id ORDER BY …)`, which sorts again (tested by the contract).
   const ids = `SELECT e.id FROM events e WHERE ${where.join(' AND ')} ORDER BY ${order}`;
-  return { ids: `SELECT json_group_array(id) AS ids FROM (${ids})`, params, usesSearchIndex };
+  // CROSS JOIN keeps the ids outside: each is one rowid lookup, not a scan of the list's index. A search
+  // is no filter of one row (its subqueries are whole matches, ~10 ms): its list is read again instead.
+  const members = q.searchWords
+    ? null
+    : `SELECT e.id, e.start_utc, e.date_utc FROM json_each(?1) AS j CROSS JOIN events e ON e.id = j.value WHERE ${where.join(' AND ')}`;
+  return {
+    ids: `SELECT json_group_array(id) AS ids FROM (${ids})`,
+    params,
+    members,
+    order: q.include ? 'date' : 'start',
+    usesSearchIndex,
+  };
 }
 
 const LINKED = {

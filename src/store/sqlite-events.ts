@@ -5,13 +5,15 @@
  */
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
-import { eventListSql } from './list-sql.ts';
+import { type EventListSql, eventListSql } from './list-sql.ts';
 import { EVENT_COLUMNS, type EventLinks, type EventTuple, eventRecord, eventTuple } from './rows.ts';
 import { SearchIndexQueue } from './search-index.ts';
 import type { EventQuery, EventRecord, Page } from './store.ts';
 
 const COLUMNS = EVENT_COLUMNS.join(', ');
 const SELECT = `SELECT ${COLUMNS} FROM events`;
+/** Lists whose ids are kept (each up to one id per event). */
+const MAX_KEPT_LISTS = 100;
 const BY_ID = `${SELECT} WHERE id = ?`;
 // Positional parameters (rows.ts eventTuple): `?NNN` numbers them in EVENT_COLUMNS order, `id` being ?1.
 const INSERT = `INSERT INTO events (${COLUMNS}) VALUES (${EVENT_COLUMNS.map((_, i) => `?${i + 1}`).join(', ')})`;
@@ -38,6 +40,8 @@ export class SqliteEvents {
   readonly #db: Connection;
   /** Writes queue events for the search index (a trigger); this indexes the queue in the background. */
   readonly searchIndex: SearchIndexQueue;
+  /** Lists' ids by query, with the change number they are good at and the tables they read. */
+  readonly #lists = new Map<string, { ids: number[]; at: number; tables: Set<string> }>();
 
   constructor(db: Connection) {
     this.#db = db;
@@ -88,10 +92,12 @@ export class SqliteEvents {
   /** Inside a transaction: `id` was just drawn from `posts`. */
   insert(id: number, rec: Omit<EventRecord, 'id'>): EventRecord {
     const row = eventTuple(id, rec);
-    this.#db.run(INSERT, row);
     const links = normaliseLinks(rec);
-    this.#writeOrganizers(id, links.organizer_ids);
-    this.#writeTerms(id, rec.status, links);
+    this.#db.tables.asEventInsert(id, () => {
+      this.#db.run(INSERT, row);
+      this.#writeOrganizers(id, links.organizer_ids);
+      this.#writeTerms(id, rec.status, links);
+    });
     this.searchIndex.schedule();
     return eventRecord(row, links);
   }
@@ -157,13 +163,78 @@ export class SqliteEvents {
     // Queued events are searched without the index (list-sql.ts); events another process queued
     // are indexed here too, in the background.
     if (sql.usesSearchIndex) this.searchIndex.scheduleIfPending();
-    const key = `event ids ${JSON.stringify(sql.params)} ${sql.ids}`;
-    const ids = this.#db.remember(
-      key,
-      () => JSON.parse(this.#db.get<{ ids: string }>(sql.ids, sql.params)!.ids) as number[],
-      (list) => list.length,
-    );
+    const ids = this.#orderedIds(sql);
     return { items: this.#byIds(ids.slice(q.offset, q.offset + q.limit)), total: ids.length };
+  }
+
+  /**
+   * The ids of a list, kept across writes: when all that changed the tables it reads since is events
+   * inserted (a stream of creates), the new ones that match are put in their places — a few indexed
+   * lookups instead of reading 10,000 ids again after every create (issue 15). Any other change, or a
+   * commit of another process, reads it again.
+   */
+  #orderedIds(sql: EventListSql): number[] {
+    const key = `${JSON.stringify(sql.params)} ${sql.ids}`;
+    const changes = this.#db.tables;
+    this.#db.dataVersion(); // another process's commit changes everything
+    const now = changes.now();
+    const kept = this.#lists.get(key);
+    if (kept && sql.members !== null) {
+      const inserted = changes.insertsOnlySince(kept.tables, kept.at);
+      if (inserted) {
+        changes.readTables(kept.tables);
+        if (inserted.length > 0)
+          kept.ids = this.#withInserted(kept.ids, inserted, { ...sql, members: sql.members });
+        kept.at = now;
+        return kept.ids;
+      }
+    }
+    const tables = new Set<string>();
+    const ids = changes.collectWhile(
+      tables,
+      () => JSON.parse(this.#db.get<{ ids: string }>(sql.ids, sql.params)!.ids) as number[],
+    );
+    if (this.#lists.size >= MAX_KEPT_LISTS) this.#lists.clear();
+    this.#lists.set(key, { ids, at: now, tables });
+    return ids;
+  }
+
+  /** `ids` (in list order) with those of `inserted` that match the list, each in its place. */
+  #withInserted(ids: number[], inserted: number[], sql: EventListSql & { members: string }): number[] {
+    const rows = this.#db.tuples<[number, string, string]>(sql.members, [
+      JSON.stringify(inserted),
+      ...sql.params,
+    ]);
+    if (rows.length === 0) return ids;
+    const keys = new Map<number, [string, string]>();
+    const keyOf = (id: number) => {
+      let k = keys.get(id);
+      if (!k) {
+        k = this.#db.tuples<[string, string]>('SELECT start_utc, date_utc FROM events WHERE id = ?', [id])[0];
+        keys.set(id, k);
+      }
+      return k;
+    };
+    const before = (a: number, b: number) => {
+      const [aStart, aDate] = keyOf(a);
+      const [bStart, bDate] = keyOf(b);
+      if (sql.order === 'start' && aStart !== bStart) return aStart < bStart;
+      return aDate !== bDate ? aDate < bDate : a < b;
+    };
+    const out = ids.slice();
+    for (const [id, start, date] of rows) {
+      if (out.includes(id)) continue;
+      keys.set(id, [start, date]);
+      let lo = 0;
+      let hi = out.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (before(out[mid], id)) lo = mid + 1;
+        else hi = mid;
+      }
+      out.splice(lo, 0, id);
+    }
+    return out;
   }
 
   /** Events with these ids, in this order. */

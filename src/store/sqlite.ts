@@ -193,6 +193,19 @@ export class SqliteStore implements Store {
     return this.#db.dataVersion();
   }
 
+  changeNumber(): number {
+    this.#db.dataVersion();
+    return this.#db.tables.now();
+  }
+
+  changedSince(tables: Iterable<string>, since: number): boolean {
+    return this.#db.tables.changedSince(tables, since);
+  }
+
+  collectReads<T>(into: Set<string>, fn: () => T): T {
+    return this.#db.tables.collect(into, fn);
+  }
+
   beginGroup(): void {
     this.#db.beginGroup();
   }

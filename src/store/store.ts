@@ -43,6 +43,14 @@ export interface StoreConnection {
    */
   dataVersion(): number;
   /**
+   * Change numbers by table (table-changes.ts), for caches that depend on some tables only: the number
+   * now (after looking for other processes' commits, which change every table), whether any of `tables`
+   * changed after `since`, and `fn` run with the tables it and its async calls read added to `into`.
+   */
+  changeNumber(): number;
+  changedSince(tables: Iterable<string>, since: number): boolean;
+  collectReads<T>(into: Set<string>, fn: () => T): T;
+  /**
    * Group commit, for a bulk writer in the same process (the local import target): every write until
    * `commitGroup` becomes durable at once, with one commit instead of one per request. A write that fails
    * inside the group still undoes only its own changes.

@@ -102,23 +102,111 @@ describe('response cache', () => {
 
   it('keeps within its bounds, dropping the least recently used first', () => {
     const cache = new ResponseCache({ maxEntries: 2, maxBytes: 400 });
-    const entry = (n: number) => ({ status: 200, headers: {}, body: Buffer.alloc(n) });
-    expect(cache.get('a', 1)).toBeUndefined();
-    cache.set('a', 1, entry(10));
-    cache.set('b', 1, entry(10));
-    expect(cache.get('a', 1)).toBeDefined();
-    cache.set('c', 1, entry(10));
-    expect(cache.get('b', 1)).toBeUndefined();
-    expect(cache.get('a', 1)).toBeDefined();
-    cache.set('big', 1, entry(101));
-    expect(cache.get('big', 1)).toBeUndefined();
-    cache.set('d', 1, entry(100));
-    cache.set('e', 1, entry(100));
+    const entry = (n: number, tables = ['events']) => ({
+      status: 200,
+      headers: {},
+      body: Buffer.alloc(n),
+      since: 1,
+      tables,
+    });
+    const fresh = () => false;
+    expect(cache.get('a', fresh)).toBeUndefined();
+    cache.set('a', entry(10));
+    cache.set('b', entry(10));
+    expect(cache.get('a', fresh)).toBeDefined();
+    cache.set('c', entry(10));
+    expect(cache.get('b', fresh)).toBeUndefined();
+    expect(cache.get('a', fresh)).toBeDefined();
+    cache.set('big', entry(101));
+    expect(cache.get('big', fresh)).toBeUndefined();
+    cache.set('d', entry(100));
+    cache.set('e', entry(100, ['venues']));
     expect(cache.size).toBe(2);
-    // Another version drops everything, and answers computed under the old one are not kept.
-    expect(cache.get('e', 2)).toBeUndefined();
-    cache.set('f', 1, entry(10));
-    expect(cache.get('f', 2)).toBeUndefined();
-    expect(cache.size).toBe(0);
+    // A stale entry is dropped when looked up; the others stay.
+    expect(cache.get('e', (e) => e.tables.includes('venues'))).toBeUndefined();
+    expect(cache.get('d', (e) => e.tables.includes('venues'))).toBeDefined();
+    expect(cache.size).toBe(1);
+  });
+});
+
+describe('response cache, by what changed', () => {
+  const venueEvent = (title: string, venue: string) => ({
+    ...event(title),
+    venue: { venue, city: 'Bremen' },
+    categories: ['Music'],
+  });
+
+  it('an event create keeps the kept venue and organizer lists; the event and term lists are made again', async () => {
+    const h = await makeApp();
+    await h.created('/events', venueEvent('First', 'Town Hall'));
+    const lists = ['/venues', '/organizers', '/categories', '/tags'];
+    const first = await Promise.all(lists.map((path) => h.call('GET', path)));
+    for (const res of first) expect(res.status).toBe(200);
+    await h.call('GET', '/events');
+    await h.created('/events', venueEvent('Second', 'Town Hall'));
+    const hits = h.app.responseCache.hits;
+    const again = await Promise.all(lists.map((path) => h.call('GET', path)));
+    // Categories show their counts, which the create moved: the term lists (one table, tags too) are
+    // made again; the venue and organizer lists are kept.
+    expect(again[2].json.categories[0].count).toBe(2);
+    expect(again.map((res) => res.body)).toEqual([
+      first[0].body,
+      first[1].body,
+      again[2].body,
+      first[3].body,
+    ]);
+    expect(h.app.responseCache.hits - hits).toBe(2);
+    const events = await h.call('GET', '/events');
+    expect(titles(events.json)).toEqual(['First', 'Second']);
+    expect(h.app.responseCache.hits - hits).toBe(2);
+    await h.app.close();
+  });
+
+  it('a create that adds a venue, and a rename of a venue or category, show in the lists at once', async () => {
+    const h = await makeApp();
+    const first = await h.created('/events', venueEvent('First', 'Town Hall'));
+    const venues = async () =>
+      (await h.call('GET', '/venues')).json.venues.map((v: { venue: string }) => v.venue);
+    expect(await venues()).toEqual(['Town Hall']);
+    await h.created('/events', venueEvent('Second', 'Old Mill'));
+    expect((await venues()).sort()).toEqual(['Old Mill', 'Town Hall']);
+
+    expect((await h.call('GET', '/events')).json.events[0].venue.venue).toBe('Town Hall');
+    const renamed = await h.call('POST', `/venues/${first.venue.id}`, {
+      as: 'administrator',
+      body: { venue: 'New Hall' },
+    });
+    expect(renamed.status).toBe(200);
+    expect((await h.call('GET', '/events')).json.events[0].venue.venue).toBe('New Hall');
+    expect((await venues()).sort()).toEqual(['New Hall', 'Old Mill']);
+
+    const category = first.categories[0].id;
+    expect((await h.call('GET', '/events')).json.events[0].categories[0].name).toBe('Music');
+    await h.call('POST', `/categories/${category}`, { as: 'administrator', body: { name: 'Jazz' } });
+    expect((await h.call('GET', '/events')).json.events[0].categories[0].name).toBe('Jazz');
+    await h.app.close();
+  });
+
+  it('over a loopback socket too: a venue list kept across event creates, fresh after a venue is added', async () => {
+    const h = await makeApp();
+    const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    // biome-ignore lint/suspicious/noExplicitAny: tests read deep into response documents.
+    const get = async (path: string): Promise<any> =>
+      (await fetch(`${origin}/api/calendar/events/v1${path}`)).json();
+    const post = (body: unknown) =>
+      fetch(`${origin}/api/calendar/events/v1/events`, {
+        method: 'POST',
+        headers: { ...h.auth('administrator'), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    expect((await post(venueEvent('First', 'Town Hall'))).status).toBe(201);
+    await get('/venues');
+    const hits = h.app.responseCache.hits;
+    await Promise.all([post(venueEvent('Second', 'Town Hall')), get('/events'), get('/venues')]);
+    expect((await get('/venues')).venues).toHaveLength(1);
+    expect(h.app.responseCache.hits - hits).toBeGreaterThanOrEqual(2);
+    expect((await post(venueEvent('Third', 'Old Mill'))).status).toBe(201);
+    expect((await get('/venues')).venues).toHaveLength(2);
+    await h.app.close();
   });
 });

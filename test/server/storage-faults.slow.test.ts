@@ -198,7 +198,7 @@ describe('a read-only data directory', () => {
 });
 
 describe('the importer on a disk that fills up', () => {
-  it('ends with one line naming the file it could not write, exit 2, instead of dying', {
+  it('ends with its run summary and one line naming the file it could not write, exit 2, instead of dying', {
     timeout: 180_000,
   }, async () => {
     const dir = await tmpfs(3);
@@ -224,5 +224,7 @@ describe('the importer on a disk that fills up', () => {
     const last = res.stderr.trim().split('\n').at(-1)!;
     expect(last).toContain(dir);
     expect(last).toMatch(/disk is full/);
+    // And the run's summary is printed all the same: what the target has now, written before the disk filled.
+    expect(res.stdout).toMatch(/^import-big-ics: \d+ events \([^)]*\), \d+ failed → local /m);
   });
 });

@@ -10,9 +10,11 @@
  * feed is kept with its ETag and its gzip/br forms until the store's change counter (`dataVersion`) or
  * the UTC day (the window) moves, so a repeated request — and every 304 — costs a counter read and a
  * string compare: nothing is rendered, hashed or compressed again. Compressed forms are made here, once
- * per body, and sent with Content-Encoding set, which @fastify/compress leaves alone; every other
+ * per body (after a render, those asked for before are made before the new body is served), and sent
+ * with Content-Encoding set, which @fastify/compress leaves alone; every other
  * response of the server is compressed by that plugin.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip as gzipCallback } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -25,6 +27,12 @@ import { etagMatches } from '../response-cache.ts';
 
 export interface FeedRoutesOptions {
   feeds: readonly FeedSpec[];
+  /**
+   * Least time between the starts of two renders of a feed while a rendered one is served (ms, default
+   * 1000): under a stream of writes a feed is at most this much plus one render behind, and renders
+   * stop competing with requests for the CPU.
+   */
+  minRenderIntervalMs?: number;
 }
 
 type Format = 'ics' | 'csv';
@@ -33,6 +41,8 @@ type Coding = 'br' | 'gzip';
 interface Kept {
   version: number;
   day: number;
+  /** When its render started (ms, the process's clock). */
+  startedAt: number;
   body: Buffer;
   etag: string;
   /** RFC 9110 HTTP-date, or null for an empty feed. */
@@ -110,7 +120,12 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
   }
 
   const renderer = new FeedRenderer(store, config);
-  app.addHook('onClose', () => renderer.close());
+  const minInterval = opts.minRenderIntervalMs ?? 1000;
+  let closed = false;
+  app.addHook('onClose', () => {
+    closed = true;
+    return renderer.close();
+  });
   /** Renders running, by feed key: a feed is never rendered twice at once. */
   const refreshing = new Map<string, Promise<Kept>>();
 
@@ -127,28 +142,36 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
   ): Promise<Kept> {
     const key = `${feed.name}.${format}${outlook ? '.outlook' : ''}`;
     const version = store.dataVersion();
-    const now = config.now();
-    const day = Math.floor(now.getTime() / DAY);
+    const day = Math.floor(config.now().getTime() / DAY);
     const old = kept.get(key);
     if (old && old.version === version && old.day === day) return old;
+    // Inline renders (an in-memory store) cost the loop the same now or later: they are waited for.
+    const serveOld = old !== undefined && old.day === day && renderer.offLoop;
     let fresh = refreshing.get(key);
     if (!fresh) {
       const source = `${config.siteUrl}${req.url.split('?')[0]}${outlook ? '?outlook=1' : ''}`;
-      fresh = render(key, { spec: { ...feed, format }, outlook, source, nowMs: now.getTime() }, version, day);
+      const delay = serveOld ? old.startedAt + minInterval - performance.now() : 0;
+      fresh = render(key, { spec: { ...feed, format }, outlook, source }, delay);
       refreshing.set(key, fresh);
       const done = () => refreshing.delete(key);
       fresh.then(done, done);
     }
-    // Inline renders (an in-memory store) cost the loop the same now or later: they are waited for.
-    if (old && old.day === day && renderer.offLoop) {
+    if (serveOld) {
       fresh.catch((err) => req.log.error({ err }, `feed ${key}: render failed`));
       return old;
     }
     return fresh;
   }
 
-  async function render(key: string, job: FeedJob, version: number, day: number): Promise<Kept> {
-    const rendered = await renderer.render(job);
+  /** Renders the feed after `delayMs`, as the data and the clock are then. */
+  async function render(key: string, job: Omit<FeedJob, 'nowMs'>, delayMs: number): Promise<Kept> {
+    if (delayMs > 0) await sleep(delayMs, undefined, { ref: false });
+    if (closed) throw new Error('the server is closing');
+    const startedAt = performance.now();
+    const version = store.dataVersion();
+    const now = config.now();
+    const day = Math.floor(now.getTime() / DAY);
+    const rendered = await renderer.render({ ...job, nowMs: now.getTime() });
     const old = kept.get(key);
     // Same bytes as before (a write elsewhere): the compressed forms still fit.
     const coded = old?.etag === rendered.etag ? old.coded : {};
@@ -156,12 +179,20 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
     const next: Kept = {
       version,
       day,
+      startedAt,
       body: rendered.body,
       etag: rendered.etag,
       lastModified: lm ? lm.toUTCString() : null,
       lastModifiedSeconds: lm ? Math.floor(lm.getTime() / 1000) : 0,
       coded,
     };
+    // While the old feed is served, the codings its clients asked for are made for the new one before it
+    // replaces it: no request waits for a compression of 6 MB after each render.
+    if (old && coded !== old.coded && renderer.offLoop) {
+      const asked = Object.keys(old.coded) as Coding[];
+      for (const c of asked) coded[c] = compress(next.body, c);
+      await Promise.allSettled(asked.map((c) => coded[c]));
+    }
     // A render that started earlier but finished later must not replace a newer one.
     if (!old || old.version <= version) kept.set(key, next);
     return next;

@@ -1,0 +1,106 @@
+/**
+ * Each event's VEVENT kept by what it is made of (issue 15): a feed render loads its events' records
+ * (cheap, one pass of SQL), and renders to the wire and to iCalendar only the events whose records
+ * changed since the last render — a write re-renders one event, not 10,000. A feed is then the
+ * concatenation of kept VEVENTs plus its VTIMEZONEs (export/ical.ts `icalOf`).
+ *
+ * The key of an event is a SHA-1 of everything its VEVENT is made from: its row, its SEQUENCE, the rows
+ * of the venue, organizers and images it links to (a venue renamed changes the key of each of its
+ * events) and its categories' names. So nothing has to tell the cache what changed, and a commit by another process is
+ * seen like one of this one. Entries no render used for a while are dropped.
+ *
+ * Public: `VeventCache` (`render(records, cfg, host)`).
+ */
+import { createHash } from 'node:crypto';
+import { type Vevent, veventOf } from '../export/ical.ts';
+import { type FeedRecords, feedEvent, tombstoneEvent } from '../export/store-feed.ts';
+import type { Related } from '../render/event.ts';
+import type { EventRecord } from '../store/store.ts';
+import type { Config } from './config.ts';
+
+/** Renders after which an entry no render asked for is dropped (feeds differ in what they show). */
+const UNUSED_RENDERS = 8;
+
+interface Entry {
+  key: string;
+  vevent: Vevent;
+  usedAt: number;
+}
+
+export class VeventCache {
+  readonly #entries = new Map<string, Entry>();
+  #renders = 0;
+  /** Events (and tombstones) the last `render` had to render, not take from the cache. */
+  lastRendered = 0;
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The VEVENTs of a feed's records in feed order (live events, then tombstones). */
+  render(r: FeedRecords, cfg: Config, host: string): Vevent[] {
+    const renderNo = ++this.#renders;
+    this.lastRendered = 0;
+    const json = new Map<string, string>();
+    const vevents: Vevent[] = [];
+    const sequenceOf = (id: number) => r.sequences.get(id) ?? 0;
+    for (const e of r.items) {
+      const sequence = sequenceOf(e.id);
+      vevents.push(
+        this.#get(`e${e.id}`, eventKey(e, r.rel, sequence, json), renderNo, () =>
+          veventOf(feedEvent(e, r.rel, cfg), { host, sequence: () => sequence }),
+        ),
+      );
+    }
+    for (const t of r.tombstones) {
+      vevents.push(
+        this.#get(`t${t.id}`, digest(JSON.stringify(t)), renderNo, () =>
+          veventOf(tombstoneEvent(t), { host, sequence: () => t.sequence, cancelled: () => true }),
+        ),
+      );
+    }
+    if (renderNo % UNUSED_RENDERS === 0) {
+      for (const [id, entry] of this.#entries)
+        if (entry.usedAt <= renderNo - UNUSED_RENDERS) this.#entries.delete(id);
+    }
+    return vevents;
+  }
+
+  #get(id: string, key: string, renderNo: number, make: () => Vevent): Vevent {
+    let entry = this.#entries.get(id);
+    if (entry?.key !== key) {
+      this.lastRendered++;
+      entry = { key, vevent: make(), usedAt: renderNo };
+      this.#entries.set(id, entry);
+    }
+    entry.usedAt = renderNo;
+    return entry.vevent;
+  }
+}
+
+const digest = (text: string) => createHash('sha1').update(text).digest('base64');
+
+/** What an event's VEVENT is made of, hashed; `json` keeps linked rows' JSON for the render. */
+function eventKey(e: EventRecord, rel: Related, sequence: number, json: Map<string, string>): string {
+  const of = (kind: string, id: number, row: unknown) => {
+    const k = `${kind}${id}`;
+    let text = json.get(k);
+    if (text === undefined) {
+      text = JSON.stringify(row ?? null);
+      json.set(k, text);
+    }
+    return text;
+  };
+  const image = (id: number | null | undefined) => (id ? of('a', id, rel.attachments.get(id)) : '');
+  const linked = (id: number) => {
+    const p = rel.linked.get(id);
+    return `${of('l', id, p)}${image(p?.image_id)}`;
+  };
+  let text = `${sequence}\n${JSON.stringify(e)}\n${image(e.image_id)}`;
+  if (e.venue_id) text += `\n${linked(e.venue_id)}`;
+  for (const id of e.organizer_ids) text += `\n${linked(id)}`;
+  // A VEVENT shows its categories' names (CATEGORIES) and no tags; a term's count moves with every
+  // event written with it, and must not make its other events render again.
+  for (const id of e.category_ids) text += `\nc${id} ${rel.terms.get(id)?.name}`;
+  return digest(text);
+}

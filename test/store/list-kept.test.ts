@@ -1,0 +1,96 @@
+/**
+ * Issue 15 item 5: a list's ids are kept across event inserts and the new matches put in their places,
+ * instead of reading every id again after each create. Whatever the writes, a list read from the kept
+ * ids must equal the same list read afresh by another connection to the same file.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { EventQuery } from '../../src/store/store.ts';
+import { eventRecord, termRecord } from '../server/fixtures.ts';
+import { eventQuery, ids } from './contract/fixtures.ts';
+
+const root = mkdtempSync(join(tmpdir(), 'calsync-lists-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A small deterministic generator, so a failure repeats. */
+function random(seed: number) {
+  let s = seed;
+  return (n: number) => {
+    s = (s * 1103515245 + 12345) % 2147483648;
+    return s % n;
+  };
+}
+
+describe('kept lists of events', () => {
+  it('equal a fresh read after every insert, update, delete and unpublish, in every filter and page', () => {
+    const path = join(root, 'lists.db');
+    const store = openSqliteStore(path);
+    const fresh = () => openSqliteStore(path);
+    const music = store.insertTerm(termRecord('categories', 'Music'));
+    const dance = store.insertTerm(termRecord('categories', 'Dance'));
+    const pick = random(7);
+    const words = ['jazz', 'salsa', 'chess'];
+    const created: number[] = [];
+    const insert = () => {
+      // Many share a start (and a publication date): the order's ties are broken by the later keys.
+      const day = 1 + pick(20);
+      const hour = String(8 + pick(3)).padStart(2, '0');
+      const start = `2026-12-${String(day).padStart(2, '0')} ${hour}:00:00`;
+      const end = `2026-12-${String(day).padStart(2, '0')} 23:00:00`;
+      const e = store.insertEvent(
+        eventRecord({
+          title: `${words[pick(3)]} night ${created.length}`,
+          status: pick(5) === 0 ? 'draft' : 'publish',
+          start_local: start,
+          end_local: end,
+          start_utc: start,
+          end_utc: end,
+          date_utc: `2026-11-${String(1 + pick(3)).padStart(2, '0')} 10:00:00`,
+          category_ids: pick(2) ? [music.id] : [dance.id],
+          hide_from_listings: pick(10) === 0,
+        }),
+      );
+      created.push(e.id);
+    };
+    const queries: EventQuery[] = [
+      eventQuery({ limit: 5 }),
+      eventQuery({ limit: 5, offset: 5 }),
+      eventQuery({ limit: 100, endsAfter: '2026-12-10 00:00:00' }),
+      eventQuery({ limit: 100, categoryIds: [music.id] }),
+      eventQuery({ limit: 100, searchWords: ['jazz'] }),
+      eventQuery({ limit: 100, include: created.slice(0, 3) }),
+    ];
+    const check = (step: string) => {
+      const other = fresh();
+      for (const q of queries) {
+        const kept = store.listEvents(q);
+        const read = other.listEvents(q);
+        expect({ step, q, ids: ids(kept.items), total: kept.total }).toEqual({
+          step,
+          q,
+          ids: ids(read.items),
+          total: read.total,
+        });
+      }
+      other.close();
+    };
+    for (let i = 0; i < 10; i++) insert();
+    queries[5] = eventQuery({ limit: 100, include: created.slice(0, 3) });
+    check('first read');
+    for (let round = 0; round < 60; round++) {
+      insert();
+      if (round % 15 === 7) {
+        const e = store.getEvent(created[pick(created.length)])!;
+        store.updateEvent({ ...e, start_utc: '2026-12-02 07:00:00', start_local: '2026-12-02 07:00:00' });
+      }
+      if (round % 20 === 11)
+        store.updateEvent({ ...store.getEvent(created[pick(created.length)])!, status: 'draft' });
+      if (round % 25 === 13) store.deletePost(created[pick(created.length)]);
+      check(`round ${round}`);
+    }
+    store.close();
+  });
+});
