@@ -7,7 +7,6 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { openLocalTarget } from '../embedded/local-target.ts';
 import { createHttpTransport, createTarget, type HttpAuth } from '../writer/index.ts';
 import type { Target } from '../writer/target.ts';
 
@@ -57,7 +56,11 @@ export function chooseTarget(spec: TargetSpec): TargetChoice {
       label: `local ${spec.data}`,
       // Beside the data file: `data/calendar.db` → `data/calendar.sync.db`.
       stateFile: `${data.replace(/\.(db|sqlite3?)$/, '')}.sync.db`,
-      open: () => openLocalTarget({ dataFile: data, concurrency: spec.concurrency }),
+      // Loaded when opened: the server behind it (Fastify, sharp, …) is no part of a run to a remote site.
+      open: async () => {
+        const { openLocalTarget } = await import('../embedded/local-target.ts');
+        return openLocalTarget({ dataFile: data, concurrency: spec.concurrency });
+      },
       isNew: () => !existsSync(data),
     };
   }
