@@ -12,8 +12,12 @@ import type { EventQuery, EventRecord, Page } from './store.ts';
 
 const COLUMNS = EVENT_COLUMNS.join(', ');
 const SELECT = `SELECT ${COLUMNS} FROM events`;
-/** Lists whose ids are kept (each up to one id per event). */
+/**
+ * Bounds of the kept lists: how many, and their ids summed (1,000,000 ids is about 8 MB), as
+ * Connection.remember bounds what it keeps. The oldest list goes first.
+ */
 const MAX_KEPT_LISTS = 100;
+const MAX_KEPT_IDS = 1_000_000;
 const BY_ID = `${SELECT} WHERE id = ?`;
 // Positional parameters (rows.ts eventTuple): `?NNN` numbers them in EVENT_COLUMNS order, `id` being ?1.
 const INSERT = `INSERT INTO events (${COLUMNS}) VALUES (${EVENT_COLUMNS.map((_, i) => `?${i + 1}`).join(', ')})`;
@@ -42,6 +46,7 @@ export class SqliteEvents {
   readonly searchIndex: SearchIndexQueue;
   /** Lists' ids by query, with the change number they are good at and the tables they read. */
   readonly #lists = new Map<string, { ids: number[]; at: number; tables: Set<string> }>();
+  #keptIds = 0;
 
   constructor(db: Connection) {
     this.#db = db;
@@ -152,8 +157,8 @@ export class SqliteEvents {
   }
 
   /**
-   * The ordered ids of every match are read in one query and remembered until the next write
-   * (Connection.remember): its length is the total, and any page is a slice of it loaded by id.
+   * The ordered ids of every match are read in one query and kept across writes that cannot change
+   * them (#orderedIds): its length is the total, and any page is a slice of it loaded by id.
    * That query costs about what a COUNT would; paging then costs the same on page 200 as on page 1,
    * where OFFSET would walk every row before the page.
    */
@@ -183,8 +188,11 @@ export class SqliteEvents {
       const inserted = changes.insertsOnlySince(kept.tables, kept.at);
       if (inserted) {
         changes.readTables(kept.tables);
-        if (inserted.length > 0)
+        if (inserted.length > 0) {
+          this.#keptIds -= kept.ids.length;
           kept.ids = this.#withInserted(kept.ids, inserted, { ...sql, members: sql.members });
+          this.#keptIds += kept.ids.length;
+        }
         kept.at = now;
         return kept.ids;
       }
@@ -194,9 +202,23 @@ export class SqliteEvents {
       tables,
       () => JSON.parse(this.#db.get<{ ids: string }>(sql.ids, sql.params)!.ids) as number[],
     );
-    if (this.#lists.size >= MAX_KEPT_LISTS) this.#lists.clear();
-    this.#lists.set(key, { ids, at: now, tables });
+    this.#keep(key, { ids, at: now, tables });
     return ids;
+  }
+
+  #keep(key: string, list: { ids: number[]; at: number; tables: Set<string> }): void {
+    const old = this.#lists.get(key);
+    if (old) {
+      this.#lists.delete(key);
+      this.#keptIds -= old.ids.length;
+    }
+    this.#lists.set(key, list);
+    this.#keptIds += list.ids.length;
+    for (const [oldKey, oldList] of this.#lists) {
+      if (this.#lists.size <= MAX_KEPT_LISTS && this.#keptIds <= MAX_KEPT_IDS) break;
+      this.#lists.delete(oldKey);
+      this.#keptIds -= oldList.ids.length;
+    }
   }
 
   /** `ids` (in list order) with those of `inserted` that match the list, each in its place. */
