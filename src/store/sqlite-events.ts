@@ -38,6 +38,14 @@ const TERMS_OF_MANY =
   'WHERE et.event_id IN (SELECT value FROM json_each(?)) ORDER BY et.event_id, et.position';
 
 type OrganizerLink = [event_id: number, organizer_id: number];
+
+/** A list's ids kept across writes: the change number they are good at, the tables read, the sort keys seen. */
+interface KeptList {
+  ids: number[];
+  at: number;
+  tables: Set<string>;
+  keys: Map<number, [start_utc: string, date_utc: string]>;
+}
 type TermLink = [event_id: number, term_id: number, kind: string];
 
 export class SqliteEvents {
@@ -45,7 +53,7 @@ export class SqliteEvents {
   /** Writes queue events for the search index (a trigger); this indexes the queue in the background. */
   readonly searchIndex: SearchIndexQueue;
   /** Lists' ids by query, with the change number they are good at and the tables they read. */
-  readonly #lists = new Map<string, { ids: number[]; at: number; tables: Set<string> }>();
+  readonly #lists = new Map<string, KeptList>();
   #keptIds = 0;
 
   constructor(db: Connection) {
@@ -184,13 +192,13 @@ export class SqliteEvents {
     this.#db.dataVersion(); // another process's commit changes everything
     const now = changes.now();
     const kept = this.#lists.get(key);
-    if (kept && sql.members !== null) {
+    if (kept) {
       const inserted = changes.insertsOnlySince(kept.tables, kept.at);
       if (inserted) {
         changes.readTables(kept.tables);
         if (inserted.length > 0) {
           this.#keptIds -= kept.ids.length;
-          kept.ids = this.#withInserted(kept.ids, inserted, { ...sql, members: sql.members });
+          kept.ids = this.#withInserted(kept, inserted, sql);
           this.#keptIds += kept.ids.length;
         }
         kept.at = now;
@@ -202,11 +210,11 @@ export class SqliteEvents {
       tables,
       () => JSON.parse(this.#db.get<{ ids: string }>(sql.ids, sql.params)!.ids) as number[],
     );
-    this.#keep(key, { ids, at: now, tables });
+    this.#keep(key, { ids, at: now, tables, keys: new Map() });
     return ids;
   }
 
-  #keep(key: string, list: { ids: number[]; at: number; tables: Set<string> }): void {
+  #keep(key: string, list: KeptList): void {
     const old = this.#lists.get(key);
     if (old) {
       this.#lists.delete(key);
@@ -221,14 +229,17 @@ export class SqliteEvents {
     }
   }
 
-  /** `ids` (in list order) with those of `inserted` that match the list, each in its place. */
-  #withInserted(ids: number[], inserted: number[], sql: EventListSql & { members: string }): number[] {
+  /** The list's ids with those of `inserted` that match the list, each in its place. */
+  #withInserted(list: KeptList, inserted: number[], sql: EventListSql): number[] {
+    const { ids, keys } = list;
     const rows = this.#db.tuples<[number, string, string]>(sql.members, [
       JSON.stringify(inserted),
-      ...sql.params,
+      ...sql.memberParams,
     ]);
     if (rows.length === 0) return ids;
-    const keys = new Map<number, [string, string]>();
+    // The binary search probes the same middles each time: their keys are kept with the list (an event
+    // whose start moves is an update, after which the list is read again, keys and all).
+    if (keys.size > ids.length) keys.clear();
     const keyOf = (id: number) => {
       let k = keys.get(id);
       if (!k) {
@@ -243,20 +254,20 @@ export class SqliteEvents {
       if (sql.order === 'start' && aStart !== bStart) return aStart < bStart;
       return aDate !== bDate ? aDate < bDate : a < b;
     };
-    const out = ids.slice();
+    // In place: the kept array is only ever sliced, synchronously, by the list that asked for it.
     for (const [id, start, date] of rows) {
-      if (out.includes(id)) continue;
       keys.set(id, [start, date]);
       let lo = 0;
-      let hi = out.length;
+      let hi = ids.length;
       while (lo < hi) {
         const mid = (lo + hi) >>> 1;
-        if (before(out[mid], id)) lo = mid + 1;
+        if (before(ids[mid], id)) lo = mid + 1;
         else hi = mid;
       }
-      out.splice(lo, 0, id);
+      // An id sorts to its own place: one already there (inserted twice since) is not added again.
+      if (ids[lo] !== id) ids.splice(lo, 0, id);
     }
-    return out;
+    return ids;
   }
 
   /** Events with these ids, in this order. */

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite.ts';
 import type { EventQuery } from '../../src/store/store.ts';
 import { eventRecord, termRecord } from '../server/fixtures.ts';
 import { eventQuery, ids } from './contract/fixtures.ts';
@@ -27,12 +27,12 @@ function random(seed: number) {
 describe('kept lists of events', () => {
   it('equal a fresh read after every insert, update, delete and unpublish, in every filter and page', () => {
     const path = join(root, 'lists.db');
-    const store = openSqliteStore(path);
-    const fresh = () => openSqliteStore(path);
+    const store = SqliteStore.open(path);
+    const fresh = () => SqliteStore.open(path);
     const music = store.insertTerm(termRecord('categories', 'Music'));
     const dance = store.insertTerm(termRecord('categories', 'Dance'));
     const pick = random(7);
-    const words = ['jazz', 'salsa', 'chess'];
+    const words = ['jazz', 'salsa', 'Café', 'chess'];
     const created: number[] = [];
     const insert = () => {
       // Many share a start (and a publication date): the order's ties are broken by the later keys.
@@ -42,7 +42,9 @@ describe('kept lists of events', () => {
       const end = `2026-12-${String(day).padStart(2, '0')} 23:00:00`;
       const e = store.insertEvent(
         eventRecord({
-          title: `${words[pick(3)]} night ${created.length}`,
+          title: `${words[pick(4)]} night ${created.length}`,
+          password: pick(6) === 0 ? 'secret' : null,
+          description: pick(2) ? 'bring your own jazz records' : '',
           status: pick(5) === 0 ? 'draft' : 'publish',
           start_local: start,
           end_local: end,
@@ -61,6 +63,13 @@ describe('kept lists of events', () => {
       eventQuery({ limit: 100, endsAfter: '2026-12-10 00:00:00' }),
       eventQuery({ limit: 100, categoryIds: [music.id] }),
       eventQuery({ limit: 100, searchWords: ['jazz'] }),
+      // Searches: through the index, with short words (LIKE), and without the protected text.
+      eventQuery({ limit: 100, searchWords: ['café', 'ni'], categoryIds: [music.id] }),
+      eventQuery({
+        limit: 100,
+        searchWords: ['jazz'],
+        protectedText: { ownerId: 999, unpublishedOnly: false },
+      }),
       eventQuery({ limit: 100, include: created.slice(0, 3) }),
     ];
     const check = (step: string) => {
@@ -78,7 +87,7 @@ describe('kept lists of events', () => {
       other.close();
     };
     for (let i = 0; i < 10; i++) insert();
-    queries[5] = eventQuery({ limit: 100, include: created.slice(0, 3) });
+    queries[7] = eventQuery({ limit: 100, include: created.slice(0, 3) });
     check('first read');
     for (let round = 0; round < 60; round++) {
       insert();
@@ -88,7 +97,9 @@ describe('kept lists of events', () => {
       }
       if (round % 20 === 11)
         store.updateEvent({ ...store.getEvent(created[pick(created.length)])!, status: 'draft' });
-      if (round % 25 === 13) store.deletePost(created[pick(created.length)]);
+      if (round % 25 === 13) store.deletePost(created.splice(pick(created.length), 1)[0]);
+      // The search index catching up changes no answer (a kept search list stays as it is).
+      if (round % 10 === 4) store.drainSearchIndex();
       check(`round ${round}`);
     }
     store.close();
