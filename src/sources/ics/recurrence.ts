@@ -23,15 +23,15 @@ import { msToWire } from '../../model/civil-time.ts';
 import type { Window } from '../record.ts';
 import { atInstant, atWall, endFor, instanceOf, type Moment } from './times.ts';
 
-/** What node-ical's `rrule` offers (its RRuleCompatWrapper). */
+/** A rule's occurrences between two instants (rule.ts builds it with rrule-temporal). */
 export interface RuleSource {
   between(after: Date, before: Date, inclusive: boolean): Date[];
 }
 
 /**
- * How the rule's Dates are to be read, matching the DTSTART the reader gave node-ical:
+ * How the rule's Dates are to be read, matching the DTSTART rule.ts gave rrule-temporal:
  * `zone` → instants in the series' IANA zone; `wall` → wall times written as UTC (floating times and
- * fixed-offset zones); `date` → node-ical's all-day Dates, host-local midnights (read with local getters).
+ * fixed-offset zones); `date` → all-day dates as UTC midnights.
  */
 export type RuleMode = 'zone' | 'wall' | 'date';
 
@@ -121,10 +121,6 @@ function instantKey(ms: number): string {
 
 function fromRule(series: Series, date: Date): Moment {
   const like = series.start.value;
-  if (series.ruleMode === 'date') {
-    // node-ical builds all-day occurrences as `new Date(y, m, d)`: local getters give the date back on any host.
-    return atWall(like, Date.UTC(date.getFullYear(), date.getMonth(), date.getDate()));
-  }
-  if (series.ruleMode === 'wall') return atWall(like, date.getTime());
+  if (series.ruleMode !== 'zone') return atWall(like, date.getTime());
   return atInstant(like, date.getTime());
 }
