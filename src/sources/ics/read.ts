@@ -45,13 +45,13 @@ export function readIcs(bytes: Uint8Array, options: ReadIcsOptions): SourceResul
       if (event !== null) events.push(event);
       read();
     });
-    for (const l of eachContentLine(text, file, problems)) reader.line(l);
+    eachContentLine(text, file, problems, (l) => reader.line(l));
     parts = reader.end();
     ctx ??= context(parts, options, problems);
   } else {
     // A zone defined after the events that use it: first the zones, then the events.
     const first = new ComponentReader(file, () => {});
-    for (const l of eachContentLine(text, file, [])) first.line(l);
+    eachContentLine(text, file, [], (l) => first.line(l));
     ctx = context(first.end(), options, problems);
     const zonesFirst = ctx;
     const reader = new ComponentReader(file, (block) => {
@@ -59,7 +59,7 @@ export function readIcs(bytes: Uint8Array, options: ReadIcsOptions): SourceResul
       if (event !== null) events.push(event);
       read();
     });
-    for (const l of eachContentLine(text, file, problems)) reader.line(l);
+    eachContentLine(text, file, problems, (l) => reader.line(l));
     parts = reader.end();
   }
   problems.push(...parts.problems);

@@ -140,13 +140,17 @@ export function parseDuration(text: string): number | null {
 /** Identity of an occurrence: compact for keys (`20270301T180000Z`, `20270301`), ISO for the record. */
 export function instanceOf(moment: Moment): { key: string; iso: string } {
   const v = moment.value;
-  if (v.kind === 'date') return { key: v.date.replaceAll('-', ''), iso: v.date };
+  if (v.kind === 'date')
+    return { key: v.date.slice(0, 4) + v.date.slice(5, 7) + v.date.slice(8), iso: v.date };
   // Floating times have no instant of their own (even once a reader's zone is applied): their wall time
   // stands in, without the `Z`, so that changing that zone does not re-key the series.
   const instant = v.kind === 'zoned' && !v.floating;
   const wire = instant ? msToWire(moment.ms) : v.local;
-  const iso = `${wire.slice(0, 10)}T${wire.slice(11)}${instant ? 'Z' : ''}`;
-  return { key: iso.replace(/[-:]/g, ''), iso };
+  const z = instant ? 'Z' : '';
+  // By position, not by regex: this runs for every occurrence of every series.
+  const date = wire.slice(0, 4) + wire.slice(5, 7) + wire.slice(8, 10);
+  const time = wire.slice(11, 13) + wire.slice(14, 16) + wire.slice(17, 19);
+  return { key: `${date}T${time}${z}`, iso: `${wire.slice(0, 10)}T${wire.slice(11)}${z}` };
 }
 
 /** `moment` as a date (for a date-time RECURRENCE-ID or EXDATE on an all-day series). */
