@@ -221,14 +221,24 @@ function colonOutsideQuotes(text: string): number {
 
 /** The value of parameter `name` (case-insensitive), quotes removed, or undefined. */
 export function param(line: ContentLine, name: string): string | undefined {
-  const prefix = `${name.toUpperCase()}=`;
+  if (line.params.length === 0) return undefined;
+  const upperName = name.toUpperCase();
   for (const p of line.params) {
-    if (p.length >= prefix.length && p.slice(0, prefix.length).toUpperCase() === prefix) {
-      const value = p.slice(prefix.length);
+    if (p.length > upperName.length && p.charCodeAt(upperName.length) === 61 && startsUpper(p, upperName)) {
+      const value = p.slice(upperName.length + 1);
       return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
     }
   }
   return undefined;
+}
+
+/** Whether `text` starts with `upperName`, ignoring the case of ASCII letters in `text`. */
+function startsUpper(text: string, upperName: string): boolean {
+  for (let i = 0; i < upperName.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 97 && c <= 122 ? c - 32 : c) !== upperName.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /** RFC 5545 §3.3.11 TEXT unescaping: `\n`, `\,`, `\;`, `\\`. */
