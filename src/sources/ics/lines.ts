@@ -1,6 +1,7 @@
 // Text → content lines (RFC 5545 §3.1): unfolded, split into name, parameters and value, each with the
 // 1-based physical line it starts on — every record and problem needs one. Lines real software writes
-// against the RFC are repaired here, and each repair is reported as a warning (spec/pipeline.md, "Parsing .ics written by real software"):
+// against the RFC are repaired here, and each repair is reported as a warning (spec/pipeline.md, "Parsing
+// .ics written by real software"):
 // - a continuation line without the leading blank (WordPress plugins writing raw newlines in DESCRIPTION),
 // - `TZID="Europe/Berlin:20270301T190000"` (the quote swallowing the value; seen from Lotus Notes exports),
 // - blanks inside an RRULE (`FREQ=WEEKLY; BYDAY=MO`),
