@@ -14,31 +14,56 @@ export type EventFields = Pick<
   'title' | 'description' | 'url' | 'status' | 'cost' | 'image' | 'venue' | 'organizers' | 'categories'
 >;
 
-/** The fields of a VEVENT from its properties. */
+/** The fields of a VEVENT from its properties, in one pass over them. */
 export function readFields(props: readonly ContentLine[]): EventFields {
+  const first: Partial<Record<Single, ContentLine>> = {};
+  const organizerLines: ContentLine[] = [];
+  const categoryLines: ContentLine[] = [];
+  const imageLines: ContentLine[] = [];
+  const attachLines: ContentLine[] = [];
+  for (const p of props) {
+    const name = p.name;
+    if (name === 'ORGANIZER') organizerLines.push(p);
+    else if (name === 'CATEGORIES') categoryLines.push(p);
+    else if (name === 'IMAGE') imageLines.push(p);
+    else if (name === 'ATTACH') attachLines.push(p);
+    else if (SINGLE.has(name)) first[name as Single] ??= p;
+  }
   const fields: EventFields = {
-    title: exactText(props, 'SUMMARY') ?? '',
-    organizers: organizers(props),
-    categories: categories(props),
+    title: exactText(first.SUMMARY) ?? '',
+    organizers: organizers(organizerLines),
+    categories: categories(categoryLines),
   };
-  const description = exactText(props, 'DESCRIPTION') ?? exactText(props, 'X-ALT-DESC');
+  const description = exactText(first.DESCRIPTION) ?? exactText(first['X-ALT-DESC']);
   if (description !== undefined) fields.description = description;
-  const url = firstPlain(props, 'URL');
+  const url = plainOf(first.URL);
   if (url !== undefined && /^https?:\/\//i.test(url)) fields.url = url;
-  const status = firstPlain(props, 'STATUS')?.toLowerCase();
+  const status = plainOf(first.STATUS)?.toLowerCase();
   if (status === 'confirmed' || status === 'tentative' || status === 'cancelled') fields.status = status;
-  const cost = firstPlain(props, 'X-COST');
+  const cost = plainOf(first['X-COST']);
   if (cost !== undefined) fields.cost = cost;
-  const image = imageOf(props, 'IMAGE') ?? imageOf(props, 'ATTACH');
+  const image = imageOf(imageLines, true) ?? imageOf(attachLines, false);
   if (image !== undefined) fields.image = image;
-  const venue = venueOf(exactText(props, 'LOCATION'), props.find((p) => p.name === 'GEO')?.value);
+  const venue = venueOf(exactText(first.LOCATION), first.GEO?.value);
   if (venue !== undefined) fields.venue = venue;
   return fields;
 }
 
-/** The first `name` property as TEXT (RFC 5545 §3.3.11), trimmed; undefined when absent or blank. */
-function exactText(props: readonly ContentLine[], name: string): string | undefined {
-  const line = props.find((p) => p.name === name);
+/** Properties of which the first counts. */
+type Single = 'SUMMARY' | 'DESCRIPTION' | 'X-ALT-DESC' | 'URL' | 'STATUS' | 'X-COST' | 'LOCATION' | 'GEO';
+const SINGLE = new Set<string>([
+  'SUMMARY',
+  'DESCRIPTION',
+  'X-ALT-DESC',
+  'URL',
+  'STATUS',
+  'X-COST',
+  'LOCATION',
+  'GEO',
+]);
+
+/** A property as TEXT (RFC 5545 §3.3.11), trimmed; undefined when absent or blank. */
+function exactText(line: ContentLine | undefined): string | undefined {
   if (line === undefined) return undefined;
   const value = unescapeText(line.value).trim();
   return value === '' ? undefined : value;
@@ -46,15 +71,15 @@ function exactText(props: readonly ContentLine[], name: string): string | undefi
 
 /** TEXT without escapes and surrounding quotes, trimmed; undefined when blank. */
 function plain(value: string): string | undefined {
-  const text = unescapeText(value.trim())
-    .replace(/^"(.*)"$/, '$1')
-    .trim();
+  let text = unescapeText(value.trim());
+  const last = text.length - 1;
+  if (last > 0 && text.charCodeAt(0) === 34 && text.charCodeAt(last) === 34 && !text.includes('\n'))
+    text = text.slice(1, last);
+  text = text.trim();
   return text === '' ? undefined : text;
 }
 
-/** The first `name` property as plain text. */
-function firstPlain(props: readonly ContentLine[], name: string): string | undefined {
-  const line = props.find((p) => p.name === name);
+function plainOf(line: ContentLine | undefined): string | undefined {
   return line === undefined ? undefined : plain(line.value);
 }
 
@@ -83,10 +108,10 @@ function commaItems(value: string): string[] {
   return items;
 }
 
-function categories(props: readonly ContentLine[]): string[] {
+function categories(lines: readonly ContentLine[]): string[] {
+  if (lines.length === 0) return [];
   const seen = new Set<string>();
-  for (const line of props) {
-    if (line.name !== 'CATEGORIES') continue;
+  for (const line of lines) {
     for (const item of commaItems(line.value)) {
       const name = plain(item);
       if (name !== undefined) seen.add(name);
@@ -95,10 +120,9 @@ function categories(props: readonly ContentLine[]): string[] {
   return [...seen];
 }
 
-function organizers(props: readonly ContentLine[]): OrganizerRecord[] {
+function organizers(lines: readonly ContentLine[]): OrganizerRecord[] {
   const result: OrganizerRecord[] = [];
-  for (const line of props) {
-    if (line.name !== 'ORGANIZER') continue;
+  for (const line of lines) {
     const email = plain(line.value)
       ?.replace(/^mailto:/i, '')
       .trim();
@@ -112,14 +136,12 @@ function organizers(props: readonly ContentLine[]): OrganizerRecord[] {
 const IMAGE_FILE = /\.(?:jpe?g|png|gif|webp|avif|svg)(?:[?#]|$)/i;
 
 // RFC 7986 IMAGE is always an image; ATTACH only with an image FMTTYPE or an image file name.
-function imageOf(props: readonly ContentLine[], name: 'IMAGE' | 'ATTACH'): string | undefined {
-  for (const line of props) {
-    if (line.name !== name) continue;
+function imageOf(lines: readonly ContentLine[], isImage: boolean): string | undefined {
+  for (const line of lines) {
     const url = plain(line.value);
     if (url === undefined || !/^https?:\/\//i.test(url)) continue;
     const type = paramOf(line, 'FMTTYPE')?.toLowerCase();
-    if (name === 'IMAGE' || type?.startsWith('image/') || (type === undefined && IMAGE_FILE.test(url)))
-      return url;
+    if (isImage || type?.startsWith('image/') || (type === undefined && IMAGE_FILE.test(url))) return url;
   }
   return undefined;
 }
