@@ -175,17 +175,23 @@ describe('progress while a large .ics is parsed', () => {
     }));
 
   it('on a terminal a bar counts the VEVENTs parsed of the file while the parse runs; a pipe gets none', async () => {
-    // 3,000 VEVENTs take about a second to parse; the parse blocks the event loop, so a bar drawn by a
-    // timer would show only 0 and the end: counts between them were drawn from inside the parse.
-    await writeFile(at('large.ics'), generateIcs({ events: 3000, start: new Date('2027-01-01T00:00:00Z') }));
+    // The parse blocks the event loop, so a bar drawn by a timer would show only 0 and the end: counts
+    // between them were drawn from inside the parse. The bar redraws at most every 100 ms; 10,000 VEVENTs
+    // take ~0.5 s to parse on a fast quiet machine (3,000 took ~0.15 s there: one frame, or none).
+    await writeFile(
+      at('large.ics'),
+      generateIcs({ events: 10_000, start: new Date('2027-01-01T00:00:00Z') }),
+    );
     const run = await onTerminal(importMain, [at('large.ics'), '--data', at('large.db'), '--dry-run']);
     expect(run.code).toBe(0);
     const parsed = frames(run.stderr);
-    expect(new Set(parsed.map((f) => `${f.what} of ${f.total}`))).toEqual(new Set(['events parsed of 3000']));
-    const between = parsed.filter((f) => f.value > 0 && f.value < 3000).map((f) => f.value);
+    expect(new Set(parsed.map((f) => `${f.what} of ${f.total}`))).toEqual(
+      new Set(['events parsed of 10000']),
+    );
+    const between = parsed.filter((f) => f.value > 0 && f.value < 10_000).map((f) => f.value);
     expect(between.length).toBeGreaterThan(0);
     expect(between).toEqual([...between].sort((a, b) => a - b));
-    expect(parsed.at(-1)?.value).toBe(3000);
+    expect(parsed.at(-1)?.value).toBe(10_000);
     // Then the bar gives way to the planning stage's status line.
     expect(run.stderr.lastIndexOf('events parsed')).toBeLessThan(run.stderr.indexOf('planning '));
 
