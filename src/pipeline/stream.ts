@@ -86,7 +86,10 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
           ? await options.currentVersions(changedItems(mapped.entities, [...known.values()]))
           : undefined;
       const batchActions = planEntities(mapped.entities, known, { ...policies, remote });
-      options.onPlanned?.(actionCount + batchActions.length, Math.max(0, records.length - from - batch.length));
+      options.onPlanned?.(
+        actionCount + batchActions.length,
+        Math.max(0, records.length - from - batch.length),
+      );
       for (const action of batchActions) {
         if (action.op === 'delete') cancelled.push(action);
         else {
