@@ -64,6 +64,8 @@ export interface RunOptions {
   onStage?: (doing: string) => void;
   /** Called while an .ics source is parsed, with its VEVENTs read so far and its total. */
   onParse?: (done: number, total: number) => void;
+  /** Records per batch of a run in batches (stream.ts BATCH); tests cross batch boundaries with small ones. */
+  batch?: number;
   /** The run's id in logs, the sync state and the report; default a new UUID (the CLI makes it first, for its own log lines). */
   runId?: string;
 }
@@ -186,6 +188,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         recovering: w.recovering,
         currentVersions: (items) => currentVersions(items, open),
         onResult: w.onResult,
+        batch: options.batch,
         onPlanned: (actions, left) => {
           total = actions + left;
         },

@@ -42,6 +42,8 @@ export interface StreamOptions {
   /** preserve-local-edits: the target's current version of these items (run.ts currentVersions). */
   currentVersions?: (items: ReturnType<typeof changedItems>) => Promise<Map<string, Remote | null>>;
   onResult: (result: ItemResult, index: number) => void;
+  /** Records per batch (default BATCH; tests cross batch boundaries with small ones). */
+  batch?: number;
   /** The actions planned so far, and the records not yet planned: a progress bar's total. */
   onPlanned?: (actions: number, recordsLeft: number) => void;
 }
@@ -55,6 +57,7 @@ export interface Streamed {
 
 export async function runInBatches(options: StreamOptions): Promise<Streamed> {
   const { records, state, pipeline, policies } = options;
+  const size = options.batch ?? BATCH;
   const mapper = new Mapper(options.mapping, options.standalone);
   const superseded = supersededOf(records);
   // The guard weighs deletions against the events the state had before this run wrote any.
@@ -74,9 +77,9 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
     // Deletions of events cancelled in the source wait for the guard, with those that left it.
     const cancelled: Action[] = [];
     // At least one batch: venues and organizers a source lists on their own come with the first.
-    for (let from = 0; from < Math.max(records.length, 1); from += BATCH) {
-      const batch = records.slice(from, from + BATCH) as EventRecord[];
-      records.fill(undefined, from, from + BATCH);
+    for (let from = 0; from < Math.max(records.length, 1); from += size) {
+      const batch = records.slice(from, from + size) as EventRecord[];
+      records.fill(undefined, from, from + size);
       const mapped = mapper.map(batch, (i) => superseded.has(from + i));
       problems.push(...mapped.problems);
       sourceHasEvents ||= mapped.entities.some((d) => d.kind === 'event');
