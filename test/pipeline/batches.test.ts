@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openLocalTarget } from '../../src/embedded/local-target.ts';
+import { Mapper, mapRecords } from '../../src/pipeline/map.ts';
 import { type RunSpec, runPipeline } from '../../src/pipeline/run.ts';
+import type { EventRecord } from '../../src/sources/record.ts';
 import { SyncState } from '../../src/state/sync-state.ts';
 
 const NOW = new Date('2027-01-01T00:00:00Z');
@@ -244,5 +246,63 @@ describe('a run in batches', () => {
     expect(a.report.outcome).toBe('failed');
     expect(await titlesIn(p.stores.small)).toContain('Event 3');
     expect(stateOf(p.small)).toEqual(stateOf(p.whole));
+  });
+});
+
+describe('the mapping in batches', () => {
+  const record = (
+    line: number,
+    key: string,
+    title: string,
+    venue: string,
+    category: string,
+  ): EventRecord => ({
+    origin: { file: 'events.csv', line },
+    key,
+    title,
+    start: { kind: 'zoned', local: `2027-02-0${line} 18:00:00`, zone: 'UTC' },
+    end: { kind: 'zoned', local: `2027-02-0${line} 20:00:00`, zone: 'UTC' },
+    venue: { name: venue },
+    organizers: [],
+    categories: [category],
+    tags: [],
+  });
+  const options = {
+    pipeline: 'p',
+    status: 'publish',
+    categories: [],
+    tags: [],
+    featured: false,
+    show_map: true,
+    show_map_link: true,
+  } as const;
+
+  it('hands each venue and term on once, and a key repeated in a later batch only once, as the whole mapping does', () => {
+    const records = [
+      record(1, 'a', 'A', 'Hall', 'Music'),
+      record(2, 'dup', 'Dup, first', 'Hall', 'Music'),
+      record(3, 'b', 'B', 'Park', 'Talks'),
+      record(4, 'c', 'C', 'Hall', 'Music'),
+      record(5, 'dup', 'Dup, later', 'Library', 'Music'),
+      record(6, 'd', 'D', 'Park', 'Talks'),
+    ];
+    const whole = mapRecords(records, options);
+    const mapper = new Mapper(options);
+    const first = mapper.map(records.slice(0, 3), (i) => i === 1);
+    const second = mapper.map(records.slice(3));
+    const byKey = (list: { kind: string; key: string }[]) =>
+      [...list].sort((x, y) => `${x.kind}${x.key}`.localeCompare(`${y.kind}${y.key}`));
+    expect(byKey([...first.entities, ...second.entities])).toEqual(byKey(whole.entities));
+    expect([...first.problems, ...second.problems]).toEqual(whole.problems);
+    expect(whole.problems.map((p) => p.message)).toEqual([
+      'a second event with key "dup" (first at line 2); the later one is used',
+    ]);
+    // Library is first named in the second batch, before its events there.
+    expect(second.entities.map((d) => `${d.kind}:${d.key}`)).toEqual([
+      'venue:library',
+      'event:c',
+      'event:dup',
+      'event:d',
+    ]);
   });
 });
