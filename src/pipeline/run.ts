@@ -152,13 +152,15 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     };
 
     /** The writes: counted, logged and reported as each settles. */
-    const writing = async (written: SyncState, total: () => number) => {
+    const writing = async (written: SyncState, total: () => number, batched: boolean) => {
       const interrupted = written.interrupted(spec.name);
       const recovering = interrupted || written.lastRunFailed(spec.name);
       if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
       else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
       const writer = await open();
       written.startRun(runId, spec.name, now);
+      // The last line before the first write (a run in batches logs its plan's counts after the writes).
+      log?.info({ batched }, 'writing');
       const results = new Tally();
       let done = 0;
       const onResult = (r: ItemResult, index: number) => {
@@ -176,7 +178,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     if (!options.dryRun && state && (await streamable(state, spec.name, source, open))) {
       // Batches: the state is asked per batch, and no more than a batch is held (stream.ts).
       let total = source.records.length;
-      const w = await writing(state, () => total);
+      const w = await writing(state, () => total, true);
       const streamed = await runInBatches({
         pipeline: spec.name,
         records: source.records,
@@ -245,7 +247,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         return { plan: thePlan, report };
       }
       const total = thePlan.actions.length;
-      const w = await writing(state, () => total);
+      const w = await writing(state, () => total, false);
       await applyEach(thePlan.actions, {
         pipeline: spec.name,
         target: w.writer,
