@@ -8,7 +8,7 @@ import { ConfigError, StateWriteError } from '../pipeline/errors.ts';
 import type { Plan } from '../pipeline/plan.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
-import { CsvOptionsError } from '../sources/csv/index.ts';
+import { CsvOptionsError } from '../sources/csv/errors.ts';
 import { LockedError } from '../state/lock.ts';
 import { describeFault, StoreError, storageFault } from '../store/errors.ts';
 import { hintFor } from './hints.ts';

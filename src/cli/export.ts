@@ -8,7 +8,7 @@ import { ExportError } from '../export/api-feed.ts';
 import { type ExportSource, exportFeed, openExportSource, writeExport } from '../export/export.ts';
 import { FEED_DEFAULTS, feedSpec } from '../export/feed-spec.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
-import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/definition.ts';
+import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/defaults.ts';
 import type { Store } from '../store/store.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { authFromEnv } from './target.ts';

@@ -13,9 +13,10 @@ import {
   DEFAULT_MAX_DELETE_RATIO,
   DEFAULT_NAMESPACE,
   DEFAULT_WINDOW,
-} from '../pipeline/definition.ts';
+} from '../pipeline/defaults.ts';
 import type { RunSpec, SourceSpec } from '../pipeline/run.ts';
-import { CSV_FIELDS, DATE_FORMATS } from '../sources/csv/index.ts';
+import { CSV_FIELDS } from '../sources/csv/columns.ts';
+import { DATE_FORMATS } from '../sources/csv/dates.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_DATA } from '../pipeline/definition.ts';
+import { DEFAULT_DATA } from '../pipeline/defaults.ts';
 import { ConfigError } from '../pipeline/errors.ts';
 import { checkPipelineFile, DefinitionError, loadPipeline } from '../pipeline/load.ts';
 import type { RunReport } from '../pipeline/report.ts';

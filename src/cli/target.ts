@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { createHttpTransport, createTarget, type HttpAuth } from '../writer/index.ts';
+import type { HttpAuth } from '../writer/http-transport.ts';
 import type { Target } from '../writer/target.ts';
 
 export interface TargetSpec {
@@ -73,26 +73,32 @@ export function chooseTarget(spec: TargetSpec): TargetChoice {
     label,
     stateFile: resolve(spec.stateDir ?? process.env.CALSYNC_STATE_DIR ?? join('data', 'sync'), `${name}.db`),
     remote: { host: url.host, concurrency: spec.concurrency, requestsPerSecond: spec.requestsPerSecond },
-    open: async ({ queue, logger }: OpenOptions = {}) =>
-      createTarget(createHttpTransport({ url: spec.url, auth: spec.auth, timeoutMs: spec.timeoutMs }), {
-        namespace: spec.namespace,
-        label,
-        concurrency: spec.concurrency,
-        requestsPerSecond: spec.requestsPerSecond,
-        queue,
-        onRetry: ({ error, attempt, delayMs }) =>
-          logger?.warn(
-            {
-              code: error.code,
-              status: error.status,
-              method: error.method,
-              path: error.path,
-              attempt,
-              delayMs,
-            },
-            `${error.message}; trying again in ${delayMs} ms`,
-          ),
-      }),
+    // The HTTP client (undici) is loaded when opened: a run to the local target has no use for it.
+    open: async ({ queue, logger }: OpenOptions = {}) => {
+      const { createHttpTransport, createTarget } = await import('../writer/index.ts');
+      return createTarget(
+        createHttpTransport({ url: spec.url, auth: spec.auth, timeoutMs: spec.timeoutMs }),
+        {
+          namespace: spec.namespace,
+          label,
+          concurrency: spec.concurrency,
+          requestsPerSecond: spec.requestsPerSecond,
+          queue,
+          onRetry: ({ error, attempt, delayMs }) =>
+            logger?.warn(
+              {
+                code: error.code,
+                status: error.status,
+                method: error.method,
+                path: error.path,
+                attempt,
+                delayMs,
+              },
+              `${error.message}; trying again in ${delayMs} ms`,
+            ),
+        },
+      );
+    },
   };
 }
 

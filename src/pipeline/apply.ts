@@ -57,10 +57,30 @@ export interface ApplyOptions {
    */
   recovering?: boolean;
   /** Called once per action as it settles (progress bars, logs). */
-  onResult?: (result: ItemResult) => void;
+  /** `index`: the action's place in the plan (results settle out of order). */
+  onResult?: (result: ItemResult, index: number) => void;
 }
 
 export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResult[]> {
+  const results: ItemResult[] = [];
+  await applyEach(plan.actions, {
+    ...options,
+    onResult: (result, index) => {
+      results[index] = result;
+      options.onResult?.(result, index);
+    },
+  });
+  return results;
+}
+
+/**
+ * Executes actions as they come (a plan, or the batches of a run read in batches: pipeline/stream.ts),
+ * holding only those in progress: each result goes to `onResult` and is not kept.
+ */
+export async function applyEach(
+  actions: Iterable<Action> | AsyncIterable<Action>,
+  options: ApplyOptions,
+): Promise<void> {
   const { target, state, pipeline } = options;
   const ids = new Map<string, Promise<number>>();
   const refKey = (kind: Kind, key: string) => `${kind}\n${key}`;
@@ -73,7 +93,9 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     warning?: string,
   ): ItemResult => {
     const result: ItemResult = { action, outcome, remoteId, error, warning };
-    options.onResult?.(result);
+    const index = places.get(action) ?? -1;
+    places.delete(action);
+    options.onResult?.(result, index);
     return result;
   };
 
@@ -202,15 +224,17 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
   // Actions start in plan order (dependencies first) with at most WINDOW in progress: bodies are built
   // and held only for those, not for the whole plan at once. An action only ever waits on earlier ones,
   // so a full window always drains.
-  const tasks: Promise<ItemResult>[] = [];
   const running = new Set<Promise<ItemResult>>();
+  /** Place in the plan of each action in progress. */
+  const places = new Map<Action, number>();
+  let place = 0;
   const start = (task: Promise<ItemResult>) => {
-    tasks.push(task);
     running.add(task);
     task.then(() => running.delete(task));
     return task;
   };
-  for (const action of plan.actions) {
+  for await (const action of actions) {
+    places.set(action, place++);
     const key = refKey(action.kind, action.key);
     // A conflict whose other fields changed too is written (without the conflicting ones).
     const writes = action.op === 'create' || action.op === 'update' || (action.changes?.length ?? 0) > 0;
@@ -218,6 +242,8 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
       case 'create':
       case 'update': {
         const task = start(write(action));
+        // Only venues, organizers and terms are referenced (by events); an event's id is not kept.
+        if (action.kind === 'event') break;
         ids.set(
           key,
           task.then((r) => {
@@ -233,10 +259,8 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
       case 'skip':
       case 'conflict': {
         const remoteId = action.item?.remoteId;
-        if (remoteId !== undefined) ids.set(key, Promise.resolve(remoteId));
-        tasks.push(
-          Promise.resolve(settle(action, action.op === 'unchanged' ? 'unchanged' : 'skipped', remoteId)),
-        );
+        if (remoteId !== undefined && action.kind !== 'event') ids.set(key, Promise.resolve(remoteId));
+        settle(action, action.op === 'unchanged' ? 'unchanged' : 'skipped', remoteId);
         break;
       }
       case 'delete':
@@ -245,7 +269,7 @@ export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResu
     }
     if (running.size >= WINDOW) await Promise.race(running);
   }
-  return Promise.all(tasks);
+  await Promise.all(running);
 }
 
 /**

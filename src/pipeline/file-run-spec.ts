@@ -8,7 +8,7 @@
  * target's label have no sensible default. A field given as `undefined` in an override is left at its
  * default (spread alone would blank it).
  */
-import { DEFAULT_MAPPING, DEFAULT_POLICIES, DEFAULT_WINDOW } from './definition.ts';
+import { DEFAULT_MAPPING, DEFAULT_POLICIES, DEFAULT_WINDOW } from './defaults.ts';
 import type { RunSpec } from './run.ts';
 
 export interface FileRunInput {

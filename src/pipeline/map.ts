@@ -47,91 +47,144 @@ export function mapRecords(
   options: MapOptions,
   standalone?: SourceResult['standalone'],
 ): Mapped {
-  const zone = normalizeTimezone(options.timezone ?? 'UTC') ?? 'UTC';
-  const byKind: Record<Kind, Map<string, Desired>> = {
-    category: new Map(),
-    tag: new Map(),
-    venue: new Map(),
-    organizer: new Map(),
-    event: new Map(),
+  return new Mapper(options, standalone).map(records);
+}
+
+/**
+ * The mapping of a source read in batches (pipeline/stream.ts): venues, organizers and terms are keyed
+ * across batches, so each is handed on once, in the batch of the first event that names it and before that
+ * batch's events (the dependency order). `mapRecords` is one batch. Events of one key: within a batch the
+ * later one replaces the earlier (as in one batch of the whole file); across batches the caller leaves out
+ * the earlier ones (`superseded`), so that only the later one is written.
+ */
+export class Mapper {
+  readonly #options: MapOptions;
+  readonly #zone: string;
+  /** Keys of the venues, organizers and terms handed on so far. */
+  readonly #known: Record<Exclude<Kind, 'event'>, Set<string>> = {
+    category: new Set(),
+    tag: new Set(),
+    venue: new Set(),
+    organizer: new Set(),
   };
-  const problems: SourceProblem[] = [];
+  /** Event key → line of its last record so far, for the duplicate_key warning across batches. */
+  readonly #eventLines = new Map<string, number | undefined>();
+  #standalone: SourceResult['standalone'];
 
-  const term = (kind: 'category' | 'tag', name: string, record: EventRecord): string | undefined => {
-    const label = name.trim().replace(/\s+/g, ' ');
-    if (!label) return undefined;
-    const key = label.toLowerCase();
-    if (!byKind[kind].has(key)) byKind[kind].set(key, entity(kind, key, label, { name: label }, record));
-    return key;
-  };
-
-  // Venues and organizers a source lists on their own (a venues CSV): keyed as events would key them.
-  for (const venue of standalone?.venues ?? [])
-    addVenue(byKind.venue, venue, placeholder(venue.origin), options);
-  for (const organizer of standalone?.organizers ?? [])
-    addOrganizer(byKind.organizer, organizer, placeholder(organizer.origin));
-
-  for (const record of records) {
-    const times = eventTimes(record.start, record.end, zone);
-    if (times.endClamped) {
-      problems.push({
-        code: 'end_before_start',
-        message: `"${record.title}" ends before it starts; its end is set to its start`,
-        origin: record.origin,
-        uid: record.uid,
-        field: 'end',
-        severity: 'warning',
-      });
-    }
-    const refs: Refs = {
-      categories: unique(
-        [...record.categories, ...options.categories].map((c) => term('category', c, record)),
-      ),
-      tags: unique([...record.tags, ...options.tags].map((t) => term('tag', t, record))),
-      organizers: unique(record.organizers.map((o) => addOrganizer(byKind.organizer, o, record))),
-    };
-    if (record.venue?.name.trim()) refs.venue = addVenue(byKind.venue, record.venue, record, options);
-
-    const fields = {
-      title: record.title,
-      description: record.description ?? '',
-      excerpt: record.excerpt ?? '',
-      start_date: times.start,
-      end_date: times.end,
-      timezone: times.timezone,
-      all_day: times.allDay,
-      status: options.status,
-      cost: record.cost ?? '',
-      // Only when the source names one: an empty field in every event would change the hash of each one
-      // already written, and rewrite them all once.
-      ...(record.currencyCode ? { currency_code: record.currencyCode } : {}),
-      website: record.url && /^https?:\/\//i.test(record.url) ? record.url : '',
-      image: record.image ?? '',
-      featured: record.featured ?? options.featured,
-      show_map: record.display?.show_map ?? options.show_map,
-      show_map_link: record.display?.show_map_link ?? options.show_map_link,
-      hide_from_listings: record.display?.hide_from_listings ?? false,
-      sticky: record.display?.sticky ?? false,
-    };
-    const event = entity('event', record.key, record.title, fields, record, refs);
-    event.slug = eventSlug(options.pipeline, record.key, record.title);
-    event.cancelled = record.status === 'cancelled';
-    const earlier = byKind.event.get(record.key);
-    if (earlier) {
-      problems.push({
-        code: 'duplicate_key',
-        message: `a second event with key "${record.key}" (first at line ${earlier.origin.line ?? '?'}); the later one is used`,
-        origin: record.origin,
-        uid: record.uid,
-        severity: 'warning',
-      });
-    }
-    byKind.event.set(record.key, event);
+  constructor(options: MapOptions, standalone?: SourceResult['standalone']) {
+    this.#options = options;
+    this.#zone = normalizeTimezone(options.timezone ?? 'UTC') ?? 'UTC';
+    this.#standalone = standalone;
   }
-  const entities = (['category', 'tag', 'venue', 'organizer', 'event'] as const).flatMap((k) => [
-    ...byKind[k].values(),
-  ]);
-  return { entities, problems };
+
+  /**
+   * The entities first named in `records`, in dependency order (categories, tags, venues, organizers,
+   * events), with the problems found. `superseded(i)`: record i is replaced by a later record of its key
+   * in a later batch — it is mapped (its venue, terms and warnings count) but its event is not handed on.
+   */
+  map(records: readonly EventRecord[], superseded?: (index: number) => boolean): Mapped {
+    const options = this.#options;
+    const zone = this.#zone;
+    const known = this.#known;
+    const byKind: Record<Kind, Map<string, Desired>> = {
+      category: new Map(),
+      tag: new Map(),
+      venue: new Map(),
+      organizer: new Map(),
+      event: new Map(),
+    };
+    // Entities handed on in an earlier batch are not handed on again.
+    const fresh = (kind: Exclude<Kind, 'event'>): Registry => ({
+      has: (key) => known[kind].has(key),
+      set: (key, d) => {
+        known[kind].add(key);
+        byKind[kind].set(key, d);
+      },
+    });
+    const venues = fresh('venue');
+    const organizers = fresh('organizer');
+    const terms = { category: fresh('category'), tag: fresh('tag') };
+    const problems: SourceProblem[] = [];
+
+    const term = (kind: 'category' | 'tag', name: string, record: EventRecord): string | undefined => {
+      const label = name.trim().replace(/\s+/g, ' ');
+      if (!label) return undefined;
+      const key = label.toLowerCase();
+      if (!terms[kind].has(key)) terms[kind].set(key, entity(kind, key, label, { name: label }, record));
+      return key;
+    };
+
+    // Venues and organizers a source lists on their own (a venues CSV): keyed as events would key them.
+    const standalone = this.#standalone;
+    this.#standalone = undefined;
+    for (const venue of standalone?.venues ?? []) addVenue(venues, venue, placeholder(venue.origin), options);
+    for (const organizer of standalone?.organizers ?? [])
+      addOrganizer(organizers, organizer, placeholder(organizer.origin));
+
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
+      const times = eventTimes(record.start, record.end, zone);
+      if (times.endClamped) {
+        problems.push({
+          code: 'end_before_start',
+          message: `"${record.title}" ends before it starts; its end is set to its start`,
+          origin: record.origin,
+          uid: record.uid,
+          field: 'end',
+          severity: 'warning',
+        });
+      }
+      const refs: Refs = {
+        categories: unique(
+          [...record.categories, ...options.categories].map((c) => term('category', c, record)),
+        ),
+        tags: unique([...record.tags, ...options.tags].map((t) => term('tag', t, record))),
+        organizers: unique(record.organizers.map((o) => addOrganizer(organizers, o, record))),
+      };
+      if (record.venue?.name.trim()) refs.venue = addVenue(venues, record.venue, record, options);
+
+      const fields = {
+        title: record.title,
+        description: record.description ?? '',
+        excerpt: record.excerpt ?? '',
+        start_date: times.start,
+        end_date: times.end,
+        timezone: times.timezone,
+        all_day: times.allDay,
+        status: options.status,
+        cost: record.cost ?? '',
+        // Only when the source names one: an empty field in every event would change the hash of each one
+        // already written, and rewrite them all once.
+        ...(record.currencyCode ? { currency_code: record.currencyCode } : {}),
+        website: record.url && /^https?:\/\//i.test(record.url) ? record.url : '',
+        image: record.image ?? '',
+        featured: record.featured ?? options.featured,
+        show_map: record.display?.show_map ?? options.show_map,
+        show_map_link: record.display?.show_map_link ?? options.show_map_link,
+        hide_from_listings: record.display?.hide_from_listings ?? false,
+        sticky: record.display?.sticky ?? false,
+      };
+      if (this.#eventLines.has(record.key)) {
+        problems.push({
+          code: 'duplicate_key',
+          message: `a second event with key "${record.key}" (first at line ${this.#eventLines.get(record.key) ?? '?'}); the later one is used`,
+          origin: record.origin,
+          uid: record.uid,
+          severity: 'warning',
+        });
+      }
+      this.#eventLines.set(record.key, record.origin.line);
+      if (superseded?.(i)) continue;
+      const event = entity('event', record.key, record.title, fields, record, refs);
+      event.slug = eventSlug(options.pipeline, record.key, record.title);
+      event.cancelled = record.status === 'cancelled';
+      byKind.event.set(record.key, event);
+    }
+    const entities = (['category', 'tag', 'venue', 'organizer', 'event'] as const).flatMap((k) => [
+      ...byKind[k].values(),
+    ]);
+    return { entities, problems };
+  }
 }
 
 /**
@@ -144,12 +197,13 @@ export function eventSlug(pipeline: string, key: string, title: string): string 
   return base ? `${base}-${suffix}` : `event-${suffix}`;
 }
 
-function addVenue(
-  venues: Map<string, Desired>,
-  venue: VenueRecord,
-  record: EventRecord,
-  options: MapOptions,
-): string {
+/** Where venues, organizers and terms are kept by key as they are first named. */
+interface Registry {
+  has(key: string): boolean;
+  set(key: string, entity: Desired): void;
+}
+
+function addVenue(venues: Registry, venue: VenueRecord, record: EventRecord, options: MapOptions): string {
   const name = venue.name.trim();
   const key = venue.id
     ? `id:${venue.id}`
@@ -186,7 +240,7 @@ function placeholder(origin: Origin): EventRecord {
   return { origin, key: '', title: '', start: none, end: none, organizers: [], categories: [], tags: [] };
 }
 
-function addOrganizer(organizers: Map<string, Desired>, organizer: OrganizerRecord, record: EventRecord) {
+function addOrganizer(organizers: Registry, organizer: OrganizerRecord, record: EventRecord) {
   const name = organizer.name.trim();
   if (!name) return undefined;
   const key = organizer.id ? `id:${organizer.id}` : normalise(name);

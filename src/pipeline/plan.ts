@@ -90,13 +90,36 @@ export interface Plan {
 }
 
 export function plan(desired: readonly Desired[], state: readonly StateItem[], policies: Policies): Plan {
-  const known = new Map(state.map((item) => [`${item.kind}\n${item.key}`, item]));
-  const actions: Action[] = [];
-  const seen = new Set<string>();
+  const known = new Map(state.map((item) => [idOf(item), item]));
+  const actions = planEntities(desired, known, policies);
+  const seen = new Set(desired.map(idOf));
+  actions.push(...planDeletions(state, (item) => seen.has(idOf(item)), policies));
+  const guard = massDeleteGuard(
+    actions.filter((a) => a.op === 'delete').length,
+    desired.some((d) => d.kind === 'event'),
+    state.filter((i) => i.kind === 'event').length,
+    policies,
+  );
+  if (guard) holdBack(actions, guard);
+  return { actions, counts: countActions(actions), ...(guard ? { guard } : {}) };
+}
 
+/** `kind\nkey`: how the plan and the state name an item. */
+export const idOf = (item: { kind: Kind; key: string }) => `${item.kind}\n${item.key}`;
+
+/**
+ * The actions for desired entities (a whole source, or one batch of it: pipeline/stream.ts), against what
+ * the state knows of them by `kind\nkey`. Deletions are planned apart (`planDeletions`): only the whole
+ * source can tell what left it.
+ */
+export function planEntities(
+  desired: readonly Desired[],
+  known: ReadonlyMap<string, StateItem>,
+  policies: Policies,
+): Action[] {
+  const actions: Action[] = [];
   for (const d of desired) {
-    const id = `${d.kind}\n${d.key}`;
-    seen.add(id);
+    const id = idOf(d);
     const item = known.get(id);
     const base = { kind: d.kind, key: d.key, label: d.label, origin: d.origin, uid: d.uid, desired: d, item };
     if (d.cancelled) {
@@ -118,8 +141,21 @@ export function plan(desired: readonly Desired[], state: readonly StateItem[], p
       actions.push({ ...base, op: 'update', changes: diff(item.written, canonical(d)) });
     }
   }
+  return actions;
+}
+
+/**
+ * The events of the state that the source no longer has (`seen` says which it has): deleted under the
+ * deletion policy, kept when they are history (`keepBefore`) or when the source could not be read whole.
+ */
+export function planDeletions(
+  state: Iterable<StateItem>,
+  seen: (item: StateItem) => boolean,
+  policies: Policies,
+): Action[] {
+  const actions: Action[] = [];
   for (const item of state) {
-    if (item.kind !== 'event' || item.hash === DRAFTED || seen.has(`${item.kind}\n${item.key}`)) continue;
+    if (item.kind !== 'event' || item.hash === DRAFTED || seen(item)) continue;
     if (policies.keepBefore && startOf(item) < policies.keepBefore.getTime()) continue;
     const label = typeof item.written.title === 'string' ? item.written.title : item.key;
     const base = { kind: item.kind, key: item.key, label, item };
@@ -128,18 +164,15 @@ export function plan(desired: readonly Desired[], state: readonly StateItem[], p
       unread ? { ...base, op: 'skip', reason: unread } : removal(base, policies, 'no longer in the source'),
     );
   }
+  return actions;
+}
 
-  const result: Plan = { actions, counts: countActions(actions) };
-  const guard = massDeleteGuard(actions, desired, state, policies);
-  if (guard) {
-    for (const action of actions) {
-      if (action.op === 'delete')
-        Object.assign(action, { op: 'skip', reason: `${action.reason}; held back: ${guard}` });
-    }
-    result.guard = guard;
-    result.counts = countActions(actions);
+/** The mass-delete guard held the deletions back: they become skips that say why. */
+export function holdBack(actions: Action[], guard: string): void {
+  for (const action of actions) {
+    if (action.op === 'delete')
+      Object.assign(action, { op: 'skip', reason: `${action.reason}; held back: ${guard}` });
   }
-  return result;
 }
 
 /**
@@ -147,9 +180,9 @@ export function plan(desired: readonly Desired[], state: readonly StateItem[], p
  * before planning (one GET each; an unchanged item costs nothing).
  */
 export function changedItems(desired: readonly Desired[], state: readonly StateItem[]): StateItem[] {
-  const known = new Map(state.map((item) => [`${item.kind}\n${item.key}`, item]));
+  const known = new Map(state.map((item) => [idOf(item), item]));
   return desired.flatMap((d) => {
-    const item = known.get(`${d.kind}\n${d.key}`);
+    const item = known.get(idOf(d));
     return item && !d.cancelled && item.hash !== d.hash && item.hash !== DRAFTED ? [item] : [];
   });
 }
@@ -209,24 +242,23 @@ function removal(base: Omit<Action, 'op'>, policies: Policies, why: string): Act
 
 /**
  * vdirsyncer's guard: a source that comes back empty, or a run that would delete more than
- * `maxDeleteRatio` of the pipeline's events, is far likelier a broken feed than a real mass cancellation.
+ * `maxDeleteRatio` of the pipeline's events (`stateEvents`), is far likelier a broken feed than a real
+ * mass cancellation.
  */
-function massDeleteGuard(
-  actions: readonly Action[],
-  desired: readonly Desired[],
-  state: readonly StateItem[],
+export function massDeleteGuard(
+  deletes: number,
+  sourceHasEvents: boolean,
+  stateEvents: number,
   policies: Policies,
 ): string | undefined {
   if (policies.forceDelete) return undefined;
-  const deletes = actions.filter((a) => a.op === 'delete').length;
   if (deletes === 0) return undefined;
-  const events = state.filter((i) => i.kind === 'event').length;
-  if (!desired.some((d) => d.kind === 'event')) {
+  if (!sourceHasEvents) {
     return `the source has no events, so all ${deletes} would be deleted; run with --force-delete if that is right`;
   }
-  if (deletes > policies.maxDeleteRatio * events) {
+  if (deletes > policies.maxDeleteRatio * stateEvents) {
     const pct = Math.round(policies.maxDeleteRatio * 100);
-    return `${deletes} of ${events} events would be deleted, more than the ${pct}% limit (max_delete_ratio); run with --force-delete if that is right`;
+    return `${deletes} of ${stateEvents} events would be deleted, more than the ${pct}% limit (max_delete_ratio); run with --force-delete if that is right`;
   }
   return undefined;
 }

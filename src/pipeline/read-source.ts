@@ -11,25 +11,11 @@
 import { createReadStream, existsSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
-import { type CsvOptions, readCsv } from '../sources/csv/index.ts';
-import {
-  type LinkedDetails,
-  type LinkedKind,
-  linkedFileOf,
-  linkedKindOf,
-  readLinkedCsv,
-  standaloneOf,
-  withLinked,
-} from '../sources/csv/linked.ts';
-import { readIcs } from '../sources/ics/index.ts';
+import type { CsvOptions } from '../sources/csv/index.ts';
+import type { LinkedDetails, LinkedKind } from '../sources/csv/linked.ts';
 import type { SourceResult, Window } from '../sources/record.ts';
-import {
-  fetchSource,
-  readBody,
-  SOURCE_ERRORS,
-  SourceFetchError,
-  type Validators,
-} from '../sources/remote/index.ts';
+import { SOURCE_ERRORS, SourceFetchError } from '../sources/remote/errors.ts';
+import type { Validators } from '../sources/remote/index.ts';
 import { looksLike } from '../sources/remote/sniff.ts';
 import { hashOf } from './desired.ts';
 import { ConfigError } from './errors.ts';
@@ -75,11 +61,14 @@ export async function readSource(
   const { source } = spec;
   const file = sourceLabel(source);
   const defaultZone = spec.mapping.timezone;
+  // Each reader is loaded when a run reads its kind of source (a run loads one of them, not both).
   const read = async (bytes: AsyncIterable<Uint8Array> | Uint8Array): Promise<SourceResult> => {
     if (source.type === 'ics') {
-      const all = bytes instanceof Uint8Array ? bytes : await readBody(bytes);
+      const { readIcs } = await import('../sources/ics/index.ts');
+      const all = bytes instanceof Uint8Array ? bytes : await (await remote()).readBody(bytes);
       return readIcs(all, { file, window, defaultZone, onProgress: onParse });
     }
+    const { readCsv } = await import('../sources/csv/index.ts');
     return readCsv(bytes, {
       file,
       columns: source.columns,
@@ -99,6 +88,7 @@ export async function readSource(
   });
 
   if (source.url) {
+    const { fetchSource, readBody } = await remote();
     const fetched = await fetchSource(source.url, {
       type: source.type,
       timeoutMs: source.timeoutMs,
@@ -112,7 +102,7 @@ export async function readSource(
       result =
         kind === 'events'
           ? await read(fetched.body)
-          : await standaloneOf(await readBody(fetched.body), kind, file);
+          : await (await linkedCsv()).standaloneOf(await readBody(fetched.body), kind, file);
     } finally {
       await fetched.close();
     }
@@ -132,7 +122,8 @@ export async function readSource(
     if (source.type === 'csv') {
       const head = await readHead(source.path);
       await refuseNotText(file, head, 'csv');
-      const kind = source.kind ?? kindOf(head);
+      const { standaloneOf, linkedKindOf } = await linkedCsv();
+      const kind = source.kind ?? kindOf(head, linkedKindOf);
       if (kind !== 'events') return done(await standaloneOf(await readFile(source.path), kind, file));
       return done(await besideCsv(source.path, await read(createReadStream(source.path))));
     }
@@ -164,6 +155,11 @@ async function refuseNotText(file: string, bytes: Uint8Array, type: 'ics' | 'csv
     );
 }
 
+/** The fetch of URL sources (undici), loaded only by a run that has one. */
+const remote = () => import('../sources/remote/fetch.ts');
+/** TEC's venues and organizers CSV files, loaded only by a CSV run. */
+const linkedCsv = () => import('../sources/csv/linked.ts');
+
 /** Bytes looked at to tell what a file is. */
 const HEAD = 512;
 
@@ -179,7 +175,10 @@ async function readHead(path: string, size = 4096): Promise<Uint8Array> {
 }
 
 /** What a CSV file's rows are, by its first line: TEC's venues and organizers files name their kind. */
-function kindOf(head: Uint8Array): 'events' | LinkedKind {
+function kindOf(
+  head: Uint8Array,
+  linkedKindOf: (header: string[]) => LinkedKind | undefined,
+): 'events' | LinkedKind {
   const first = Buffer.from(head)
     .toString('utf8')
     .replace(/^\uFEFF/, '')
@@ -192,6 +191,7 @@ function kindOf(head: Uint8Array): 'events' | LinkedKind {
  * `x.organizers.csv`): their fields filled into the venues and organizers the events name.
  */
 async function besideCsv(path: string, result: SourceResult): Promise<SourceResult> {
+  const { linkedFileOf, readLinkedCsv, withLinked } = await linkedCsv();
   const linked: LinkedDetails = { venues: new Map(), organizers: new Map() };
   const problems = [...result.problems];
   let found = false;

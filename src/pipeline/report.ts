@@ -77,25 +77,50 @@ export function emptyCounts(): Record<Kind, Record<Outcome, number>> {
 export function tally(
   results: readonly ItemResult[],
 ): Pick<RunReport, 'counts' | 'failures' | 'warnings' | 'conflicts'> {
-  const counts = emptyCounts();
-  const failures: Failure[] = [];
-  const warnings: string[] = [];
-  const conflicts: ConflictReport[] = [];
-  for (const { action, outcome, error, warning } of results) {
-    counts[action.kind][outcome]++;
+  const t = new Tally();
+  results.forEach((result, index) => {
+    t.add(result, index);
+  });
+  return t.done();
+}
+
+/**
+ * `tally` as the results come, keeping only what the report lists (a run in batches keeps no results);
+ * the lists in plan order (`index`: the action's place in the plan), whatever order the results settle in.
+ */
+export class Tally {
+  readonly #counts = emptyCounts();
+  readonly #failures: [number, Failure][] = [];
+  readonly #warnings: [number, string][] = [];
+  readonly #conflicts: [number, ConflictReport][] = [];
+
+  add({ action, outcome, error, warning }: ItemResult, index: number): void {
+    this.#counts[action.kind][outcome]++;
     const note = (text: string | undefined) =>
-      warnings.push(`${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${text}`);
-    if (action.conflicts?.length) conflicts.push(conflictOf(action));
+      this.#warnings.push([
+        index,
+        `${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${text}`,
+      ]);
+    if (action.conflicts?.length) this.#conflicts.push([index, conflictOf(action)]);
     else if (action.keep && outcome !== 'failed') note(action.reason);
     if (warning) note(warning);
     if (outcome === 'failed' && error) {
-      failures.push({ ...itemOf(action), status: error.status, code: error.code, message: error.message });
+      const failure = { ...itemOf(action), status: error.status, code: error.code, message: error.message };
+      this.#failures.push([index, failure]);
     }
   }
-  return { counts, failures, warnings, conflicts };
+
+  done(): Pick<RunReport, 'counts' | 'failures' | 'warnings' | 'conflicts'> {
+    const ordered = <T>(list: [number, T][]) => list.sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+    return {
+      counts: this.#counts,
+      failures: ordered(this.#failures),
+      warnings: ordered(this.#warnings),
+      conflicts: ordered(this.#conflicts),
+    };
+  }
 }
 
-/** The conflicts of a plan (dry runs print them; real runs report them). */
 export function conflictsOf(actions: readonly ItemResult['action'][]): ConflictReport[] {
   return actions.filter((a) => a.conflicts?.length).map(conflictOf);
 }

@@ -16,13 +16,15 @@ import { acquireLock } from '../state/lock.ts';
 import { type StateItem, SyncState } from '../state/sync-state.ts';
 import { storageFault } from '../store/errors.ts';
 import type { Remote, Target } from '../writer/target.ts';
-import { apply, type ItemResult } from './apply.ts';
+import { applyEach, type ItemResult } from './apply.ts';
+import { KIND_ORDER } from './desired.ts';
 import { ConfigError, StateWriteError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
 import { changedItems, type Plan, type Policies, plan } from './plan.ts';
 import { cacheFingerprints, readSource, type SourceSpec, sourceLabel } from './read-source.ts';
 import { rebuildState } from './rebuild-state.ts';
-import { conflictsOf, emptyCounts, type RunReport, tally } from './report.ts';
+import { conflictsOf, emptyCounts, type RunReport, Tally } from './report.ts';
+import { runInBatches } from './stream.ts';
 
 export type { SourceSpec } from './read-source.ts';
 
@@ -62,6 +64,8 @@ export interface RunOptions {
   onStage?: (doing: string) => void;
   /** Called while an .ics source is parsed, with its VEVENTs read so far and its total. */
   onParse?: (done: number, total: number) => void;
+  /** Records per batch of a run in batches (stream.ts BATCH); tests cross batch boundaries with small ones. */
+  batch?: number;
   /** The run's id in logs, the sync state and the report; default a new UUID (the CLI makes it first, for its own log lines). */
   runId?: string;
 }
@@ -125,12 +129,18 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       else log?.warn({ problem: p }, `${p.code}: ${p.message}`);
     }
     options.onStage?.(`planning ${source.records.length} records`);
-    const mapped = mapRecords(
-      source.records,
-      { ...spec.mapping, pipeline: spec.name, timezone: spec.mapping.timezone ?? source.calendar.timezone },
-      source.standalone,
-    );
-    const problems = [...source.problems, ...mapped.problems];
+    const mapping = {
+      ...spec.mapping,
+      pipeline: spec.name,
+      timezone: spec.mapping.timezone ?? source.calendar.timezone,
+    };
+    const policies = {
+      ...spec.policies,
+      forceDelete: options.forceDelete ?? false,
+      keepBefore: window.from,
+      unreadable: unreadable(source.problems),
+    };
+    const incomplete = incompleteReason(source.problems);
 
     // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.
     const open = async () => {
@@ -140,84 +150,128 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       }
       return target;
     };
-    let items = state?.items(spec.name) ?? [];
-    const canRebuild = state !== undefined || !options.targetIsNew;
-    if (canRebuild && items.length === 0 && mapped.entities.length > 0) {
-      // A state that knows nothing of this pipeline (first run, or its file was lost): what an earlier run
-      // wrote is recognised on the target by slug and natural key and taken over, not created again. A dry
-      // run without a state file reads the same, so that its plan is what a real run would do.
-      const t = await open();
-      items = await rebuildState(t, mapped.entities);
-      if (items.length > 0) {
-        const events = items.filter((i) => i.kind === 'event').length;
-        log?.warn(
-          `${events} events of an earlier run found on the target by slug, ${items.length - events} venues, organizers and terms by name: taken over`,
-        );
-        if (!options.dryRun) for (const item of items) state?.put(spec.name, item);
-      }
-    }
-    const remote =
-      spec.policies.update === 'preserve-local-edits'
-        ? await currentVersions(changedItems(mapped.entities, items), open)
-        : undefined;
-    const thePlan = plan(mapped.entities, items, {
-      ...spec.policies,
-      forceDelete: options.forceDelete ?? false,
-      keepBefore: window.from,
-      unreadable: unreadable(source.problems),
-      remote,
-    });
-    log?.info({ counts: thePlan.counts }, 'plan');
-    if (thePlan.guard) log?.warn(thePlan.guard);
-    const incomplete = incompleteReason(source.problems);
-    if (incomplete) log?.warn(incomplete);
-    const planned = { ...base, problems, guard: thePlan.guard, ...(incomplete ? { incomplete } : {}) };
 
-    if (options.dryRun || !state) {
-      const report: RunReport = {
-        ...planned,
-        durationMs: Date.now() - started,
-        counts: emptyCounts(),
-        failures: [],
-        warnings: [],
-        conflicts: conflictsOf(thePlan.actions),
-        requests: target ? { ...target.requests } : {},
-        peakRssMb: peakRssMb(),
-        outcome: outcomeOf([], problems, thePlan.guard),
-      };
-      return { plan: thePlan, report };
-    }
-
-    const interrupted = state.interrupted(spec.name);
-    const recovering = interrupted || state.lastRunFailed(spec.name);
-    if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
-    else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
-    const writer = await open();
-    state.startRun(runId, spec.name, now);
-    let done = 0;
-    const total = thePlan.actions.length;
-    const results: ItemResult[] = await apply(thePlan, {
-      pipeline: spec.name,
-      target: writer,
-      state,
-      recovering,
-      onResult: (r) => {
+    /** The writes: counted, logged and reported as each settles. */
+    const writing = async (written: SyncState, total: () => number, batched: boolean) => {
+      const interrupted = written.interrupted(spec.name);
+      const recovering = interrupted || written.lastRunFailed(spec.name);
+      if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
+      else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
+      const writer = await open();
+      written.startRun(runId, spec.name, now);
+      // The last line before the first write (a run in batches logs its plan's counts after the writes).
+      log?.info({ batched }, 'writing');
+      const results = new Tally();
+      let done = 0;
+      const onResult = (r: ItemResult, index: number) => {
         if (r.outcome === 'failed') log?.error({ key: r.action.key, error: r.error }, r.error?.message);
         if (r.warning) log?.warn({ key: r.action.key }, r.warning);
-        options.onProgress?.(++done, total);
-      },
-    });
-    const { counts, failures, warnings, conflicts } = tally(results);
+        results.add(r, index);
+        options.onProgress?.(++done, total());
+      };
+      return { writer, recovering, results, onResult };
+    };
+
+    let thePlan: Plan;
+    let problems: SourceProblem[];
+    let written: { writer: Target; results: Tally };
+    if (!options.dryRun && state && (await streamable(state, spec.name, source, open))) {
+      // Batches: the state is asked per batch, and no more than a batch is held (stream.ts).
+      let total = source.records.length;
+      const w = await writing(state, () => total, true);
+      const streamed = await runInBatches({
+        pipeline: spec.name,
+        records: source.records,
+        standalone: source.standalone,
+        mapping,
+        policies,
+        state,
+        target: w.writer,
+        recovering: w.recovering,
+        currentVersions: (items) => currentVersions(items, open),
+        onResult: w.onResult,
+        batch: options.batch,
+        onPlanned: (actions, left) => {
+          total = actions + left;
+        },
+      });
+      thePlan = streamed.plan;
+      problems = [...source.problems, ...streamed.problems];
+      log?.info({ counts: thePlan.counts }, 'plan');
+      if (thePlan.guard) log?.warn(thePlan.guard);
+      if (incomplete) log?.warn(incomplete);
+      written = w;
+    } else {
+      const mapped = mapRecords(source.records, mapping, source.standalone);
+      problems = [...source.problems, ...mapped.problems];
+      let items = state?.items(spec.name) ?? [];
+      const canRebuild = state !== undefined || !options.targetIsNew;
+      if (canRebuild && items.length === 0 && mapped.entities.length > 0) {
+        // A state that knows nothing of this pipeline (first run, or its file was lost): what an earlier run
+        // wrote is recognised on the target by slug and natural key and taken over, not created again. A dry
+        // run without a state file reads the same, so that its plan is what a real run would do.
+        const t = await open();
+        items = await rebuildState(t, mapped.entities);
+        if (items.length > 0) {
+          const events = items.filter((i) => i.kind === 'event').length;
+          log?.warn(
+            `${events} events of an earlier run found on the target by slug, ${items.length - events} venues, organizers and terms by name: taken over`,
+          );
+          if (!options.dryRun) for (const item of items) state?.put(spec.name, item);
+        }
+      }
+      const remote =
+        spec.policies.update === 'preserve-local-edits'
+          ? await currentVersions(changedItems(mapped.entities, items), open)
+          : undefined;
+      thePlan = plan(mapped.entities, items, { ...policies, remote });
+      log?.info({ counts: thePlan.counts }, 'plan');
+      if (thePlan.guard) log?.warn(thePlan.guard);
+      if (incomplete) log?.warn(incomplete);
+
+      if (options.dryRun || !state) {
+        const report: RunReport = {
+          ...base,
+          problems,
+          guard: thePlan.guard,
+          ...(incomplete ? { incomplete } : {}),
+          durationMs: Date.now() - started,
+          counts: emptyCounts(),
+          failures: [],
+          warnings: [],
+          conflicts: conflictsOf(thePlan.actions),
+          requests: target ? { ...target.requests } : {},
+          peakRssMb: peakRssMb(),
+          outcome: outcomeOf([], problems, thePlan.guard),
+        };
+        return { plan: thePlan, report };
+      }
+      const total = thePlan.actions.length;
+      const w = await writing(state, () => total, false);
+      await applyEach(thePlan.actions, {
+        pipeline: spec.name,
+        target: w.writer,
+        state,
+        recovering: w.recovering,
+        onResult: w.onResult,
+      });
+      written = w;
+    }
+
+    const { counts, failures, warnings, conflicts } = written.results.done();
     for (const c of conflicts)
       log?.warn({ key: c.key, conflict: c.fields }, `conflict: ${c.kind} "${c.label}"`);
     const report: RunReport = {
-      ...planned,
+      ...base,
+      problems,
+      guard: thePlan.guard,
+      ...(incomplete ? { incomplete } : {}),
       durationMs: Date.now() - started,
       counts,
       failures,
       warnings,
       conflicts,
-      requests: { ...writer.requests },
+      requests: { ...written.writer.requests },
       peakRssMb: peakRssMb(),
       outcome: outcomeOf(failures, problems, thePlan.guard),
     };
@@ -257,8 +311,26 @@ function conditional(state: SyncState, spec: RunSpec, fingerprints: { plain: str
   if (cache.fingerprint !== fingerprints.plain && cache.fingerprint !== fingerprints.windowed)
     return undefined;
   if (state.interrupted(spec.name) || state.lastRunFailed(spec.name)) return undefined;
-  if (state.items(spec.name).length === 0) return undefined;
+  if (Object.values(state.counts(spec.name)).every((n) => !n)) return undefined;
   return { etag: cache.etag, lastModified: cache.lastModified };
+}
+
+/**
+ * Whether the run can go in batches (stream.ts): the state knows the pipeline's items, or it knows none and
+ * the target holds nothing it could take over (a first import into a new store). Otherwise the state is
+ * first rebuilt from the target, which matches the whole source against it.
+ */
+async function streamable(
+  state: SyncState,
+  pipeline: string,
+  source: SourceResult,
+  open: () => Promise<Target>,
+): Promise<boolean> {
+  if (Object.values(state.counts(pipeline)).some((n) => n)) return true;
+  if (source.records.length === 0 && !source.standalone) return false;
+  const target = await open();
+  for (const kind of KIND_ORDER) for await (const _ of target.list(kind)) return false;
+  return true;
 }
 
 /** The target's current version of each item (one GET each, through the writer's queue); null: gone. */

@@ -90,16 +90,54 @@ export class SyncState {
         'SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items WHERE pipeline = ? ORDER BY kind, key',
       )
       .all(pipeline) as unknown as Row[];
-    return rows.map((r) => ({
-      kind: r.kind as Kind,
-      key: r.key,
-      remoteId: r.remote_id,
-      slug: r.slug,
-      hash: r.hash,
-      written: JSON.parse(r.written),
-      remoteModified: r.remote_modified,
-      ...(r.remote_fields ? { remoteFields: JSON.parse(r.remote_fields) } : {}),
-    }));
+    return rows.map(itemOf);
+  }
+
+  /**
+   * What the state knows of these items (a batch of a run read in batches: pipeline/stream.ts), by
+   * `kind\nkey`; each is also marked as seen by this run (`unseenEvents`).
+   */
+  itemsOf(pipeline: string, ids: readonly { kind: Kind; key: string }[]): Map<string, StateItem> {
+    this.#seenTable();
+    const found = new Map<string, StateItem>();
+    const get = this.#db.prepare(
+      'SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items WHERE pipeline = ? AND kind = ? AND key = ?',
+    );
+    const see = this.#db.prepare('INSERT OR IGNORE INTO temp.seen (kind, key) VALUES (?, ?)');
+    const own = !this.#turn;
+    if (own) this.#db.exec('BEGIN');
+    try {
+      for (const { kind, key } of ids) {
+        see.run(kind, key);
+        const row = get.get(pipeline, kind, key) as Row | undefined;
+        if (row) found.set(`${kind}\n${key}`, itemOf(row));
+      }
+    } finally {
+      if (own) this.#db.exec('COMMIT');
+    }
+    return found;
+  }
+
+  /** The pipeline's events that no `itemsOf` of this connection asked for: what left the source. */
+  unseenEvents(pipeline: string): StateItem[] {
+    this.#commit();
+    this.#seenTable();
+    const rows = this.#db
+      .prepare(
+        `SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items i
+         WHERE pipeline = ? AND kind = 'event'
+           AND NOT EXISTS (SELECT 1 FROM temp.seen s WHERE s.kind = i.kind AND s.key = i.key)
+         ORDER BY kind, key`,
+      )
+      .all(pipeline) as unknown as Row[];
+    return rows.map(itemOf);
+  }
+
+  /** The keys this run has seen, in memory (`temp`): gone with the connection. */
+  #seenTable(): void {
+    this.#db.exec(
+      'CREATE TEMP TABLE IF NOT EXISTS seen (kind TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID',
+    );
   }
 
   /** Records an item as written; committed before the event loop turns (`#inTurn`). */
@@ -302,6 +340,19 @@ export class SyncState {
     this.#commit();
     this.#db.close();
   }
+}
+
+function itemOf(r: Row): StateItem {
+  return {
+    kind: r.kind as Kind,
+    key: r.key,
+    remoteId: r.remote_id,
+    slug: r.slug,
+    hash: r.hash,
+    written: JSON.parse(r.written),
+    remoteModified: r.remote_modified,
+    ...(r.remote_fields ? { remoteFields: JSON.parse(r.remote_fields) } : {}),
+  };
 }
 
 interface Row {

@@ -5,8 +5,8 @@
  * organizer and category once, nothing missing (spec/pipeline.md: "A crash or kill at any point, then a
  * re-run, leaves the target exactly as one clean run would"), and a further run must write nothing.
  *
- * Kill moments are spread over the write phase, anchored on the child's own `plan` log line (the last thing
- * it logs before its first write), so that a slow or loaded machine still kills it mid-write.
+ * Kill moments are spread over the write phase, anchored on the child's own `writing` log line (the last
+ * thing it logs before its first write), so that a slow or loaded machine still kills it mid-write.
  */
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -54,7 +54,7 @@ async function importKilled(data: string, cwd: string, trigger: Trigger) {
     let seen = '';
     const onData = (chunk: Buffer) => {
       seen += chunk;
-      if (seen.includes('"msg":"plan"')) {
+      if (seen.includes('"msg":"writing"')) {
         child.stderr?.off('data', onData);
         then();
       }
@@ -98,7 +98,7 @@ beforeAll(async () => {
     dir.dir,
   );
   child.stderr?.on('data', (chunk: Buffer) => {
-    if (!planAt && String(chunk).includes('"msg":"plan"')) planAt = Date.now();
+    if (!planAt && String(chunk).includes('"msg":"writing"')) planAt = Date.now();
   });
   const exit = await exited;
   expect(exit.code, exit.output).toBe(0);

@@ -1,0 +1,135 @@
+/**
+ * `npm run -s bench:memory [-- --sizes 1000,10000,50000,100000] [--rerun] [--target local|none]`: peak RSS,
+ * time and CPU of `npm run import` as the file grows (issue 17: memory must not grow with the file), plus
+ * the two samples. Each import runs as its own process with the npm script's Node flags, under
+ * /usr/bin/time, so its peak RSS and CPU are its own (the kernel's maxrss, also what the report's
+ * peakRssMb reads). Printed as one JSON document on stdout, with the machine's load before and after.
+ *
+ * `--rerun` also times the unchanged re-run of each file (state and store then hold every event).
+ * `--dry-run` plans instead (no target opened when the store does not exist: the source stage alone).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import pkg from '../package.json' with { type: 'json' };
+import type { RunReport } from '../src/pipeline/report.ts';
+import { generateIcsWithStats } from './generate-ics.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const NOW = new Date('2027-01-01T00:00:00Z');
+
+const { values: opts } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '1000,10000,50000,100000' },
+    rerun: { type: 'boolean', default: false },
+    'dry-run': { type: 'boolean', default: false },
+    samples: { type: 'boolean', default: true },
+    'no-samples': { type: 'boolean', default: false },
+  },
+});
+const dir = mkdtempSync(join(tmpdir(), 'calsync-bench-memory-'));
+const log = (s: string) => process.stderr.write(`${s}\n`);
+
+interface Measured {
+  wall_s: number;
+  cpu_s: number;
+  peak_rss_mb: number;
+  events: number;
+  created: number;
+  unchanged: number;
+  outcome: string;
+}
+
+/** One `npm run import` of `file` into the store `db`, under /usr/bin/time: its figures. */
+function importOnce(file: string, db: string, name: string): Measured {
+  const reportFile = join(dir, `${name}.json`);
+  const [, ...flags] = pkg.scripts.import.split(' ').slice(0, -1);
+  const started = performance.now();
+  const child = spawnSync(
+    '/usr/bin/time',
+    [
+      '-f',
+      'TIME %e %U %S %M',
+      process.execPath,
+      ...flags,
+      join(ROOT, 'src/cli/import.ts'),
+      file,
+      '--data',
+      db,
+      '--report',
+      reportFile,
+      '--quiet',
+      ...(opts['dry-run'] ? ['--dry-run'] : []),
+    ],
+    { env: { ...process.env, CALSYNC_NOW: NOW.toISOString() }, encoding: 'utf8', maxBuffer: 1 << 26 },
+  );
+  const wall = (performance.now() - started) / 1000;
+  const line = /TIME (\S+) (\S+) (\S+) (\d+)/.exec(child.stderr);
+  if (child.status !== 0 || !line)
+    throw new Error(`import exited ${child.status}:\n${child.stdout}\n${child.stderr.slice(-4000)}`);
+  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as RunReport;
+  const events = report.counts.event;
+  return {
+    wall_s: round(wall),
+    cpu_s: round(Number(line[2]) + Number(line[3])),
+    peak_rss_mb: Math.round(Number(line[4]) / 1024),
+    events: Object.values(events).reduce((a, b) => a + b, 0),
+    created: events.created,
+    unchanged: events.unchanged,
+    outcome: report.outcome,
+  };
+}
+
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+
+try {
+  const loadBefore = loadavg().map((l) => l.toFixed(2));
+  const rows: Record<string, unknown>[] = [];
+  if (opts.samples && !opts['no-samples']) {
+    for (const sample of ['community-calendar.ics', 'community-calendar.csv']) {
+      const first = importOnce(join(ROOT, 'samples', sample), join(dir, `${sample}.db`), sample);
+      log(`${sample}: ${JSON.stringify(first)}`);
+      rows.push({ input: sample, first });
+    }
+  }
+  for (const size of opts.sizes.split(',').map(Number)) {
+    const { ics, stats } = generateIcsWithStats({ events: size, start: NOW });
+    const file = join(dir, `calendar-${size}.ics`);
+    writeFileSync(file, ics);
+    const db = join(dir, `calendar-${size}.db`);
+    const first = importOnce(file, db, `first-${size}`);
+    log(`${size} VEVENTs: ${JSON.stringify(first)}`);
+    const row: Record<string, unknown> = {
+      input: `${size} VEVENTs`,
+      mb: round(statSync(file).size / 1e6, 1),
+      first,
+    };
+    if (opts.rerun) {
+      row.rerun = importOnce(file, db, `rerun-${size}`);
+      log(`  re-run: ${JSON.stringify(row.rerun)}`);
+    }
+    rows.push(row);
+    rmSync(file, { force: true });
+    void stats;
+  }
+  process.stdout.write(
+    `${JSON.stringify(
+      {
+        machine: {
+          cpus: cpus().length,
+          load_before: loadBefore,
+          load_after: loadavg().map((l) => l.toFixed(2)),
+          node: process.version,
+        },
+        dry_run: opts['dry-run'],
+        rows,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

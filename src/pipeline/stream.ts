@@ -1,0 +1,137 @@
+/**
+ * A run in bounded batches (issue 17: memory that does not grow with the file). The source's records are
+ * mapped, planned and handed to the writer a batch at a time: the sync state is asked only for the keys of
+ * the batch (SyncState.itemsOf, which also marks them seen), and each record is let go once mapped, so
+ * what the run holds is one batch and the writes in flight, not every record, entity and action at once.
+ *
+ * The same decisions as the whole plan (plan.ts, whose pieces these are): venues, organizers and terms go
+ * before the events of the batch that first names them (the writer resolves references across batches);
+ * deletions — events of the state the run never saw, and events cancelled in the source — are planned
+ * after the last batch, with the mass-delete guard over all of them, and only then written.
+ */
+import type { EventRecord, SourceProblem, SourceResult } from '../sources/record.ts';
+import type { SyncState } from '../state/sync-state.ts';
+import type { Remote, Target } from '../writer/target.ts';
+import { applyEach, type ItemResult } from './apply.ts';
+import { type MapOptions, Mapper } from './map.ts';
+import {
+  type Action,
+  changedItems,
+  countActions,
+  holdBack,
+  massDeleteGuard,
+  type Plan,
+  type Policies,
+  planDeletions,
+  planEntities,
+} from './plan.ts';
+
+/** Records mapped and planned at a time. */
+export const BATCH = 2000;
+
+export interface StreamOptions {
+  pipeline: string;
+  /** Consumed: each entry is let go once its batch is mapped. */
+  records: (EventRecord | undefined)[];
+  standalone?: SourceResult['standalone'];
+  mapping: MapOptions;
+  policies: Omit<Policies, 'remote'>;
+  state: SyncState;
+  target: Target;
+  recovering: boolean;
+  /** preserve-local-edits: the target's current version of these items (run.ts currentVersions). */
+  currentVersions?: (items: ReturnType<typeof changedItems>) => Promise<Map<string, Remote | null>>;
+  onResult: (result: ItemResult, index: number) => void;
+  /** Records per batch (default BATCH; tests cross batch boundaries with small ones). */
+  batch?: number;
+  /** The actions planned so far, and the records not yet planned: a progress bar's total. */
+  onPlanned?: (actions: number, recordsLeft: number) => void;
+}
+
+export interface Streamed {
+  /** The plan's counts and guard; its actions are not kept. */
+  plan: Plan;
+  /** Problems the mapping found (duplicate keys, ends before starts). */
+  problems: SourceProblem[];
+}
+
+export async function runInBatches(options: StreamOptions): Promise<Streamed> {
+  const { records, state, pipeline, policies } = options;
+  const size = options.batch ?? BATCH;
+  const mapper = new Mapper(options.mapping, options.standalone);
+  const superseded = supersededOf(records);
+  // The guard weighs deletions against the events the state had before this run wrote any.
+  const stateEvents = state.counts(pipeline).event ?? 0;
+  const problems: SourceProblem[] = [];
+  const held: { guard?: string } = {};
+  const counts = countActions([]);
+  let sourceHasEvents = false;
+  let actionCount = 0;
+
+  const count = (actions: readonly Action[]) => {
+    for (const a of actions) counts[a.kind][a.op]++;
+    actionCount += actions.length;
+  };
+
+  async function* actions(): AsyncGenerator<Action> {
+    // Deletions of events cancelled in the source wait for the guard, with those that left it.
+    const cancelled: Action[] = [];
+    // At least one batch: venues and organizers a source lists on their own come with the first.
+    for (let from = 0; from < Math.max(records.length, 1); from += size) {
+      const batch = records.slice(from, from + size) as EventRecord[];
+      records.fill(undefined, from, from + size);
+      const mapped = mapper.map(batch, (i) => superseded.has(from + i));
+      problems.push(...mapped.problems);
+      sourceHasEvents ||= mapped.entities.some((d) => d.kind === 'event');
+      const known = state.itemsOf(pipeline, mapped.entities);
+      const remote =
+        options.currentVersions && policies.update === 'preserve-local-edits'
+          ? await options.currentVersions(changedItems(mapped.entities, [...known.values()]))
+          : undefined;
+      const batchActions = planEntities(mapped.entities, known, { ...policies, remote });
+      options.onPlanned?.(
+        actionCount + batchActions.length,
+        Math.max(0, records.length - from - batch.length),
+      );
+      for (const action of batchActions) {
+        if (action.op === 'delete') cancelled.push(action);
+        else {
+          count([action]);
+          yield action;
+        }
+      }
+    }
+    const deletions = [...cancelled, ...planDeletions(state.unseenEvents(pipeline), () => false, policies)];
+    const deletes = deletions.filter((a) => a.op === 'delete').length;
+    const guard = massDeleteGuard(deletes, sourceHasEvents, stateEvents, policies);
+    if (guard) {
+      holdBack(deletions, guard);
+      held.guard = guard;
+    }
+    count(deletions);
+    options.onPlanned?.(actionCount, 0);
+    yield* deletions;
+  }
+
+  await applyEach(actions(), {
+    pipeline,
+    target: options.target,
+    state,
+    recovering: options.recovering,
+    onResult: options.onResult,
+  });
+  return { plan: { actions: [], counts, ...held }, problems };
+}
+
+/** Indexes of records a later record of the same key replaces (the later one is used: map.ts). */
+function supersededOf(records: readonly (EventRecord | undefined)[]): Set<number> {
+  const last = new Map<string, number>();
+  records.forEach((r, i) => {
+    if (r) last.set(r.key, i);
+  });
+  const superseded = new Set<number>();
+  records.forEach((r, i) => {
+    if (r && last.get(r.key) !== i) superseded.add(i);
+  });
+  return superseded;
+}
