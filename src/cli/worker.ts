@@ -8,6 +8,7 @@
  * schedules (any worker fires them, once). A run's report is kept on its job, a failed run's too (with
  * its error); a failed run is retried with backoff, one whose definition is invalid is not.
  */
+import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import type { JobResult, PgBoss } from 'pg-boss';
@@ -115,8 +116,11 @@ async function runJob(
   }
   const { spec, target, publish } = specFromPipeline(pipeline);
   const queue = target.remote ? limits.queueFor(target.remote) : undefined;
+  // Each attempt is a run of its own in the sync state (a retry after a SIGKILL finds the last one
+  // unfinished, and looks its creates up by slug); the job's id is in the output.
+  const runId = randomUUID();
   const result = await execute(spec, { ...target, open: (o) => target.open({ ...o, queue }) }, io, logger, {
-    runId: id,
+    runId,
     quiet,
     noProgress: true,
     details: false,
