@@ -76,7 +76,16 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
   const limits = new SharedHostLimits(pool);
   await boss.work<SyncJob>(
     SYNC_QUEUE,
-    { batchSize: 1, localConcurrency: concurrency, perJobResults: true },
+    // A slot fetches again at once after a run longer than the interval, else when the interval is up
+    // (or on NOTIFY of a new job): 2 s bounds the wait after a short run (a source not modified) or for
+    // the next run of a pipeline whose earlier one held it back — pg-boss's 30 s default with NOTIFY would not.
+    {
+      batchSize: 1,
+      localConcurrency: concurrency,
+      perJobResults: true,
+      pollingIntervalSeconds: 2,
+      notifyPollingIntervalSeconds: 2,
+    },
     async ([job]) => [await runJob(job.id, job.data, io, logger, limits, values.quiet)],
   );
   logger.info({ concurrency }, `worker ready: ${concurrency} at a time from ${redact(url)}`);
