@@ -32,8 +32,9 @@ function binDir(): string | undefined {
 
 /** A message naming what is missing, or undefined when a cluster can start. */
 export function postgresMissing(): string | undefined {
-  return binDir()
-    ? undefined
+  if (binDir()) return undefined;
+  return process.env.PG_BIN
+    ? `PostgreSQL server binaries not found: PG_BIN=${process.env.PG_BIN} has no pg_ctl`
     : 'PostgreSQL server binaries not found (no /usr/lib/postgresql/*/bin/pg_ctl, no PG_BIN): apt-get install postgresql';
 }
 
