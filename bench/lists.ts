@@ -21,9 +21,7 @@ import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { openSqliteStore } from '../src/store/sqlite.ts';
 import { closedLoop } from './closed-loop.ts';
-import { eventBodies } from './event-bodies.ts';
-import { load } from './load.ts';
-import { benchEditor, type ServeProcess, startServe, stopServe } from './serve-process.ts';
+import { benchEditor, type ServeProcess, seedEvents, startServe, stopServe } from './serve-process.ts';
 
 const GOALS = { kept_vs_bare: 0.8, fresh_pages_per_s: 1000 };
 const NS = '/calendar/events/v1';
@@ -87,17 +85,7 @@ async function main(): Promise<number> {
     store.close();
     server = await startServe({ dataFile, args: ['--host', '127.0.0.1'] });
     progress(`seeding ${events} events`);
-    const next = eventBodies(new Date().getUTCFullYear() + 1);
-    const seeded = await load({
-      origin: server.origin,
-      connections: 16,
-      amount: events,
-      method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      next: () => ({ path: `${NS}/events`, body: next() }),
-    });
-    if (seeded.non2xx + seeded.errors > 0)
-      throw new Error(`seeding failed: ${JSON.stringify(seeded.status_codes)}`);
+    await seedEvents(server.origin, auth, events);
 
     // The same page's bytes and headers, per coding, for the bare server to send.
     const page = `${NS}/events?per_page=${PER_PAGE}&page=2`;

@@ -20,8 +20,7 @@ import { parseArgs } from 'node:util';
 import { openSqliteStore } from '../src/store/sqlite.ts';
 import { closedLoop, type LoopRequest } from './closed-loop.ts';
 import { eventBodies, SEARCH_WORD } from './event-bodies.ts';
-import { load } from './load.ts';
-import { benchEditor, type ServeProcess, startServe, stopServe } from './serve-process.ts';
+import { benchEditor, type ServeProcess, seedEvents, startServe, stopServe } from './serve-process.ts';
 
 const GOALS = { requests_per_s: 1000, p99_ms: 100, timeouts: 0 };
 const NS = '/calendar/events/v1';
@@ -116,17 +115,7 @@ async function main(): Promise<number> {
     });
     const probe = loopProbe(server);
     progress(`server at ${server.origin}; seeding ${events} events`);
-    const seed = eventBodies(YEAR);
-    const seeded = await load({
-      origin: server.origin,
-      connections: 16,
-      amount: events,
-      method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      next: () => ({ path: `${NS}/events`, body: seed() }),
-    });
-    if (seeded.non2xx + seeded.errors > 0)
-      throw new Error(`seeding failed: ${JSON.stringify(seeded.status_codes)}`);
+    await seedEvents(server.origin, auth, events);
     // The feed's first render is waited for, as a server that has been up a while has it; from then
     // on writes make it stale and it is served while the next render runs (stale-while-revalidate).
     const first = performance.now();
