@@ -9,6 +9,8 @@
  * Secrets must be `${ENV}` references: that is checked on the raw file by load.ts (this schema sees the
  * values after substitution); the `pattern` in their metadata only tells editors.
  */
+
+import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { normalizeTimezone } from '../model/timezone.ts';
 import {
@@ -389,6 +391,47 @@ const Feeds = z
   })
   .describe("Calendar feeds generated from this pipeline's events.");
 
+// ---- Schedule ----------------------------------------------------------------------------------
+
+/**
+ * When `npm run schedule` has workers run the pipeline (src/cli/schedule.ts): a cron expression read by
+ * cron-parser, the parser of pg-boss's scheduler, so what passes here is what the scheduler can run.
+ */
+const Schedule = z
+  .strictObject({
+    cron: z
+      .string()
+      .superRefine((cron, ctx) => {
+        try {
+          if (cron.trim() === '') throw new Error('empty');
+          CronExpressionParser.parse(cron, { tz: 'UTC', strict: false });
+        } catch (err) {
+          ctx.addIssue({
+            code: 'custom',
+            message: `expected a cron expression such as "0 3 * * *" (03:00 every day): ${(err as Error).message}`,
+            input: cron,
+          });
+        }
+      })
+      .describe('Minute hour day-of-month month day-of-week, e.g. "0 3 * * *" for 03:00 every day.'),
+    timezone: z
+      .string()
+      .default('UTC')
+      .transform((name, ctx) => {
+        const zone = normalizeTimezone(name);
+        if (zone === null)
+          ctx.addIssue({
+            code: 'custom',
+            message: 'expected an IANA time zone such as Europe/Berlin',
+            input: name,
+          });
+        return zone ?? name;
+      })
+      .describe('The zone the cron expression is read in: an IANA name such as Europe/Berlin.'),
+  })
+  .optional()
+  .describe('When workers run this pipeline (npm run schedule): a cron expression and its time zone.');
+
 // ---- The file ------------------------------------------------------------------------------------
 
 export const PipelineSchema = z
@@ -401,6 +444,7 @@ export const PipelineSchema = z
     window: Window.prefault({}),
     policies: Policies.prefault({}),
     feeds: Feeds,
+    schedule: Schedule,
   })
   .meta({
     title: 'calsync pipeline',

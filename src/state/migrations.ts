@@ -49,9 +49,14 @@ export function migrate(db: DatabaseSync): void {
     );
   }
   for (let v = version; v < MIGRATIONS.length; v++) {
-    db.exec('BEGIN');
-    db.exec(MIGRATIONS[v]);
-    db.exec(`PRAGMA user_version = ${v + 1}`);
+    // IMMEDIATE, and the version read again inside: two workers opening a new state file at once must not
+    // both run a step (the second would meet "table already exists").
+    db.exec('BEGIN IMMEDIATE');
+    const { user_version: now } = db.prepare('PRAGMA user_version').get() as { user_version: number };
+    if (now === v) {
+      db.exec(MIGRATIONS[v]);
+      db.exec(`PRAGMA user_version = ${v + 1}`);
+    }
     db.exec('COMMIT');
   }
 }

@@ -69,7 +69,8 @@ export class SyncState {
     this.#db = new DatabaseSync(file);
     // WAL + NORMAL: each commit is one append to the log, durable across a killed process (not across a
     // power cut, which would lose the last commits — then the next run settles them by slug).
-    this.#db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+    // The busy timeout first: switching a new file to WAL waits for another process opening it too (workers).
+    this.#db.exec('PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;');
     migrate(this.#db);
     this.#upsert = this.#db.prepare(
       `INSERT INTO items (pipeline, kind, key, remote_id, slug, hash, written, remote_modified, remote_fields,

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 const FLOORS: readonly (readonly string[])[] = [
   ['model'], // zod schemas, the wire's rules
   ['sources', 'store', 'writer'], // readers of files and feeds; the calendar store; the API client
-  ['render', 'state'], // records → wire shapes; the sync state
+  ['render', 'state', 'queue'], // records → wire shapes; the sync state; the job queue and shared host limits
   ['pipeline'], // map, plan, apply
   ['export'], // .ics and CSV from the store or an API
   ['server'], // calendar/events/v1 over a store

@@ -210,6 +210,30 @@ describe('refusing an invalid definition', () => {
     expect(problem).toMatchObject({ path: 'mapping.timezone', line: 3, code: 'invalid' });
   });
 
+  it('reads a schedule for npm run schedule, and points at a cron expression or zone it cannot use', () => {
+    const ok = parsePipeline(
+      'name: a\nsource: { type: ics, path: a.ics }\nschedule: { cron: "15 3 * * *", timezone: Europe/London }\n',
+      'pipelines/a.yaml',
+      {},
+    );
+    expect(ok.schedule).toEqual({ cron: '15 3 * * *', timezone: 'Europe/London' });
+    const utc = parsePipeline(
+      'name: a\nsource: { type: ics, path: a.ics }\nschedule: { cron: "0 * * * *" }\n',
+      'a.yaml',
+      {},
+    );
+    expect(utc.schedule?.timezone).toBe('UTC');
+    const [cron] = problemsOf(
+      'name: a\nsource: { type: ics, path: a.ics }\nschedule:\n  cron: "61 3 * * *"\n',
+    );
+    expect(cron).toMatchObject({ path: 'schedule.cron', line: 4, code: 'invalid' });
+    expect(cron.message).toMatch(/^expected a cron expression such as "0 3 \* \* \*"/);
+    const [zone] = problemsOf(
+      'name: a\nsource: { type: ics, path: a.ics }\nschedule: { cron: "0 3 * * *", timezone: Mars/Olympus }\n',
+    );
+    expect(zone).toMatchObject({ path: 'schedule.timezone', line: 3, code: 'invalid' });
+  });
+
   it('refuses auth and a data file where they mean nothing', () => {
     const local = problemsOf(
       'name: a\nsource: { type: ics, path: a.ics }\ntarget:\n  auth: { type: bearer, token: "${T}" }\n',

@@ -11,7 +11,8 @@
  * feed URLs: the real WordPress suite, test/real-tec, and test/e2e/import-url.test.ts cover those), files
  * that are the reader's own (club.ics, club.csv) or paths outside the clone (/var/lib, /tmp), curl (it
  * needs the passwords the README leaves to the reader; the API is tested in test/server), benchmarks
- * (minutes; run by hand). The cron, systemd and Kubernetes examples are not `sh` blocks; the command they
+ * (minutes; run by hand), workers and the scheduler but for their --help (they need PostgreSQL;
+ * test/queue runs them). The cron, systemd and Kubernetes examples are not `sh` blocks; the command they
  * run, `npm run sync -- pipelines/*.yaml --quiet --report …`, is walked here.
  */
 import { execFileSync } from 'node:child_process';
@@ -46,6 +47,10 @@ const SKIPS: [RegExp, string][] = [
   [/\bclub[\w-]*\.(ics|csv|txt)\b/, "a file of the reader's own, not in the repository"],
   [/\s\/(var|tmp|srv)\//, 'a path outside the clone'],
   [/^npm run (-s )?bench:/, 'a benchmark (minutes): run by hand'],
+  [
+    /^npm run (worker|schedule)\b(?!.*--help)/,
+    'needs a PostgreSQL database: test/queue/worker.slow.test.ts runs workers and the scheduler on one',
+  ],
 ];
 const skipOf = (command: string) => SKIPS.find(([re]) => re.test(command))?.[1];
 /** Commands that serve until stopped (`--help` prints and exits). */
