@@ -140,5 +140,48 @@ export function transactionContract(open: OpenStore): void {
       await expect(s.insertEvent(eventOn(10, 10, { organizer_ids: [999] }))).rejects.toThrow();
       expect((await s.listEvents(eventQuery())).total).toBe(0);
     });
+
+    it('transactions of different callers run one after another; outside reads never see uncommitted writes', async () => {
+      const s = store();
+      const seen: number[] = [];
+      const order: string[] = [];
+      // Each awaits between its writes, so the other caller's code runs in between.
+      const writer = (name: string, day: number) =>
+        s.transaction(async () => {
+          order.push(`${name} begins`);
+          await s.insertEvent(eventOn(day));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          await s.insertEvent(eventOn(day + 1));
+          order.push(`${name} ends`);
+        });
+      const reader = async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.push((await s.listEvents(eventQuery())).total);
+      };
+      const failing = s.transaction(async () => {
+        await s.insertEvent(eventOn(20));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('undone');
+      });
+      await Promise.all([writer('a', 10), writer('b', 12), reader(), failing.catch(() => undefined)]);
+      expect(order).toEqual(['a begins', 'a ends', 'b begins', 'b ends']);
+      // The read waited for a commit: 2 or 4 events, never 1, 3 or the 5th that was undone.
+      expect(seen).toHaveLength(1);
+      expect([2, 4]).toContain(seen[0]);
+      expect((await s.listEvents(eventQuery())).total).toBe(4);
+    });
+
+    it('calls made inside the transaction, in async functions it awaits, are part of it', async () => {
+      const s = store();
+      const helper = async (day: number) => (await s.insertEvent(eventOn(day))).id;
+      await expect(
+        s.transaction(async () => {
+          await helper(10);
+          await Promise.all([helper(11), helper(12)]);
+          throw new Error('undone');
+        }),
+      ).rejects.toThrow('undone');
+      expect((await s.listEvents(eventQuery())).total).toBe(0);
+    });
   });
 }
