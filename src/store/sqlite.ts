@@ -2,8 +2,10 @@
  * The embedded store: `openSqliteStore(path)` opens (creating and migrating) a SQLite file, or a
  * private in-memory database for `':memory:'`, and returns a `Store`.
  *
- * One connection, synchronous (`node:sqlite`'s DatabaseSync): a query is microseconds, so the event
- * loop is never held long, and one writer is what SQLite has anyway. Pragmas: WAL (readers of other
+ * One connection, synchronous underneath (`node:sqlite`'s DatabaseSync): a query is microseconds, so the
+ * event loop is never held long, and one writer is what SQLite has anyway. The `Store` it implements is
+ * asynchronous: each call does its work at once and returns a settled promise (`#call`), and async
+ * transactions hold the connection one at a time (transactions.ts). Pragmas: WAL (readers of other
  * processes, such as a backup, do not block writes), synchronous=NORMAL (durable up to the last
  * checkpoint after a power cut, never corrupt; the WAL default for servers), foreign keys on, a busy
  * timeout for other processes holding the lock, and a 64 MiB page cache with reads through mmap (10,000
