@@ -17,11 +17,10 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { Client } from 'undici';
 import { openSqliteStore } from '../src/store/sqlite.ts';
+import { closedLoop, type LoopRequest } from './closed-loop.ts';
 import { eventBodies, SEARCH_WORD } from './event-bodies.ts';
-import { load } from './load.ts';
-import { benchEditor, type ServeProcess, startServe, stopServe } from './serve-process.ts';
+import { benchEditor, type ServeProcess, seedEvents, startServe, stopServe } from './serve-process.ts';
 
 const GOALS = { requests_per_s: 1000, p99_ms: 100, timeouts: 0 };
 const NS = '/calendar/events/v1';
@@ -62,14 +61,7 @@ function loopProbe(server: ServeProcess) {
     });
 }
 
-interface MixRequest {
-  method: 'GET' | 'POST';
-  path: string;
-  headers: Record<string, string>;
-  body?: () => string;
-}
-
-function requestOf(kind: Kind, auth: string, next: () => string): MixRequest {
+function requestOf(kind: Kind, auth: string, next: () => string): Omit<LoopRequest, 'name'> {
   switch (kind) {
     case 'list':
       return { method: 'GET', path: `${NS}/events?per_page=20`, headers: {} };
@@ -90,77 +82,14 @@ function requestOf(kind: Kind, auth: string, next: () => string): MixRequest {
   }
 }
 
-/**
- * `connections` keep-alive connections (undici clients), each sending the mix's requests in turn,
- * the next when the last was answered, for `durationS` seconds. Not autocannon: its HTTP parser
- * (http-parser-js) spends ~25 ms of CPU on each 0.7 MB feed body, so on 2 cores the load generator,
- * not the server, set the pace (measured: the same bytes from a bare Node server, 62 feeds/s with
- * autocannon, 833 with undici at 50 connections).
- */
 async function mix(origin: string, auth: string, durationS: number) {
   const next = eventBodies(YEAR, 99);
-  const requests = kinds.map((kind) => requestOf(kind, auth, next));
-  const byKind = new Map<Kind, number[]>(kinds.map((k) => [k, []]));
-  const statusCodes: Record<string, number> = {};
-  let timeouts = 0;
-  let errors = 0;
-  const started = performance.now();
-  const cpuBefore = process.cpuUsage();
-  const end = started + durationS * 1000;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      const client = new Client(origin, { pipelining: 1, headersTimeout: 10_000, bodyTimeout: 10_000 });
-      try {
-        for (let n = 0; performance.now() < end; n++) {
-          const r = requests[n % requests.length];
-          const t = performance.now();
-          try {
-            const res = await client.request({
-              method: r.method,
-              path: r.path,
-              headers: r.headers,
-              body: r.body?.(),
-            });
-            for await (const _ of res.body) {
-              // read to the end: the latency is that of the whole answer
-            }
-            byKind.get(kinds[n % kinds.length])!.push(performance.now() - t);
-            statusCodes[res.statusCode] = (statusCodes[res.statusCode] ?? 0) + 1;
-          } catch (err) {
-            const code = (err as { code?: string }).code ?? '';
-            if (code.endsWith('TIMEOUT')) timeouts++;
-            else errors++;
-          }
-        }
-      } finally {
-        await client.destroy();
-      }
-    }),
-  );
-  const duration = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  const all = Float64Array.from([...byKind.values()].flat()).sort();
-  const pct = (a: Float64Array, q: number) => (a.length ? a[Math.max(0, Math.ceil(q * a.length) - 1)] : 0);
-  const ok = Object.entries(statusCodes).reduce((n, [c, count]) => (c.startsWith('2') ? n + count : n), 0);
-  return {
-    requests: all.length,
-    requests_per_s: Math.round(ok / duration),
-    p50_ms: round2(pct(all, 0.5)),
-    p99_ms: round2(pct(all, 0.99)),
-    max_ms: round2(all.at(-1) ?? 0),
-    timeouts,
-    errors,
-    non2xx: all.length - ok,
-    status_codes: statusCodes,
-    // The load generator shares the machine: what it costs is what the server could not have.
-    client_cpu_ms_per_request: round2((cpu.user + cpu.system) / 1000 / Math.max(1, all.length)),
-    by_request: Object.fromEntries(
-      [...byKind].map(([kind, ms]) => {
-        const a = Float64Array.from(ms).sort();
-        return [kind, { requests: a.length, p50_ms: round2(pct(a, 0.5)), p99_ms: round2(pct(a, 0.99)) }];
-      }),
-    ),
-  };
+  return closedLoop({
+    origin,
+    connections,
+    seconds: durationS,
+    requests: kinds.map((kind) => ({ name: kind, ...requestOf(kind, auth, next) })),
+  });
 }
 
 async function main(): Promise<number> {
@@ -186,17 +115,7 @@ async function main(): Promise<number> {
     });
     const probe = loopProbe(server);
     progress(`server at ${server.origin}; seeding ${events} events`);
-    const seed = eventBodies(YEAR);
-    const seeded = await load({
-      origin: server.origin,
-      connections: 16,
-      amount: events,
-      method: 'POST',
-      headers: { authorization: auth, 'content-type': 'application/json' },
-      next: () => ({ path: `${NS}/events`, body: seed() }),
-    });
-    if (seeded.non2xx + seeded.errors > 0)
-      throw new Error(`seeding failed: ${JSON.stringify(seeded.status_codes)}`);
+    await seedEvents(server.origin, auth, events);
     // The feed's first render is waited for, as a server that has been up a while has it; from then
     // on writes make it stale and it is served while the next render runs (stale-while-revalidate).
     const first = performance.now();

@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createAppPassword } from '../src/server/auth/app-passwords.ts';
 import type { Store } from '../src/store/store.ts';
+import { eventBodies } from './event-bodies.ts';
+import { load } from './load.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -86,4 +88,19 @@ export async function stopServe(child: ChildProcess): Promise<void> {
   const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
   await exited;
   clearTimeout(timer);
+}
+
+/** `amount` varied events (bench/event-bodies.ts, next year) created through the API, 16 at a time. */
+export async function seedEvents(origin: string, authorization: string, amount: number): Promise<void> {
+  const next = eventBodies(new Date().getUTCFullYear() + 1);
+  const seeded = await load({
+    origin,
+    connections: 16,
+    amount,
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    next: () => ({ path: '/calendar/events/v1/events', body: next() }),
+  });
+  if (seeded.non2xx + seeded.errors > 0)
+    throw new Error(`seeding failed: ${JSON.stringify(seeded.status_codes)}`);
 }

@@ -1,6 +1,7 @@
 /**
- * List items (A.7) as JSON text, from fragments kept by what they are made of. Public:
- * `EventListJson#item`, the text of `JSON.stringify(renderEvent(e, rel, cfg, { single: false }))`.
+ * List items (A.7) as UTF-8 JSON, from fragments kept by what they are made of. Public:
+ * `EventListJson#item`, the bytes of `JSON.stringify(renderEvent(e, rel, cfg, { single: false }))` as
+ * pieces to concatenate, and `EventListJson#page`, a list page's body from them.
  *
  * Rendering and serialising a page of 50 events cost ~2 ms of the ~4 ms an uncached page took, yet
  * between two writes, and mostly across them, the events, venues, organizers and terms of a page are
@@ -22,8 +23,17 @@ import { renderEmbeddedTerm } from './term.ts';
 interface Fragment<R> {
   record: R;
   image: AttachmentRecord | undefined;
-  json: string;
+  bytes: Buffer;
 }
+
+const utf8 = (text: string) => Buffer.from(text, 'utf8');
+const COMMA = utf8(',');
+const CATEGORIES = utf8(',"categories":[');
+const TAGS = utf8('],"tags":[');
+const VENUE = utf8('],"venue":');
+const NO_VENUE = utf8('[]');
+const ORGANIZERS = utf8(',"organizer":[');
+const END = utf8(']}');
 
 export class EventListJson {
   readonly #cfg: RenderConfig;
@@ -40,44 +50,81 @@ export class EventListJson {
     this.#keepHeads = keepHeads;
   }
 
-  /** The event as a list item, not redacted (redacted items go through renderEvent). */
-  item(e: EventRecord, rel: Related): string {
+  /**
+   * The event as a list item, not redacted (redacted items go through renderEvent): the pieces of its
+   * bytes, pushed onto `out` (mostly kept fragments, none copied).
+   */
+  item(e: EventRecord, rel: Related, out: Buffer[] = []): Buffer[] {
     const cfg = this.#cfg;
     const image = (id: number | null) => (id ? rel.attachments.get(id) : undefined);
-    const renderHead = () => JSON.stringify(eventHead(e, image(e.image_id), cfg));
+    const renderHead = () => utf8(JSON.stringify(eventHead(e, image(e.image_id), cfg)));
     const head = this.#keepHeads ? this.#kept(this.#heads, e, image(e.image_id), renderHead) : renderHead();
     const term = (t: TermRecord) =>
-      this.#kept(this.#terms, t, undefined, () => JSON.stringify(renderEmbeddedTerm(t, cfg)));
+      this.#kept(this.#terms, t, undefined, () => utf8(JSON.stringify(renderEmbeddedTerm(t, cfg))));
     const linked = (p: LinkedRecord) =>
       this.#kept(this.#linked, p, image(p.image_id), () =>
-        JSON.stringify(
-          p.kind === 'venue'
-            ? renderVenue(p, image(p.image_id), cfg, false)
-            : renderOrganizer(p, image(p.image_id), cfg, false),
+        utf8(
+          JSON.stringify(
+            p.kind === 'venue'
+              ? renderVenue(p, image(p.image_id), cfg, false)
+              : renderOrganizer(p, image(p.image_id), cfg, false),
+          ),
         ),
       );
+    const list = (pieces: Buffer[]) => {
+      for (let i = 0; i < pieces.length; i++) {
+        if (i > 0) out.push(COMMA);
+        out.push(pieces[i]);
+      }
+    };
     const { venue, organizers } = linkedOf(e, rel);
-    return (
-      `${head.slice(0, -1)},"categories":[${sortedTerms(e.category_ids, rel).map(term).join(',')}]` +
-      `,"tags":[${sortedTerms(e.tag_ids, rel).map(term).join(',')}]` +
-      `,"venue":${venue ? linked(venue) : '[]'},"organizer":[${organizers.map(linked).join(',')}]}`
-    );
+    // The head is an object: its closing brace gives way to the linked fields, in renderEvent's order.
+    out.push(head.subarray(0, -1), CATEGORIES);
+    list(sortedTerms(e.category_ids, rel).map(term));
+    out.push(TAGS);
+    list(sortedTerms(e.tag_ids, rel).map(term));
+    out.push(VENUE, venue ? linked(venue) : NO_VENUE, ORGANIZERS);
+    list(organizers.map(linked));
+    out.push(END);
+    return out;
+  }
+
+  /**
+   * A list page's body: `{"<key>":[items…],<rest>` where `rest` is the text after the page's array,
+   * each item the bytes of `item`, or of `other(e)` when it returns text (a redacted event, say).
+   */
+  page(
+    key: string,
+    items: readonly EventRecord[],
+    rel: Related,
+    rest: string,
+    other: (e: EventRecord) => string | null,
+  ): Buffer {
+    const out: Buffer[] = [utf8(`{${JSON.stringify(key)}:[`)];
+    items.forEach((e, i) => {
+      if (i > 0) out.push(COMMA);
+      const text = other(e);
+      if (text === null) this.item(e, rel, out);
+      else out.push(utf8(text));
+    });
+    out.push(utf8(`],${rest}`));
+    return Buffer.concat(out);
   }
 
   #kept<R extends object>(
     fragments: Map<number, Fragment<R>>,
     record: R & { id: number },
     image: AttachmentRecord | undefined,
-    render: () => string,
-  ): string {
+    render: () => Buffer,
+  ): Buffer {
     const kept = fragments.get(record.id);
-    if (kept && sameFields(kept.record, record) && sameImage(kept.image, image)) return kept.json;
-    const json = render();
-    if (kept) this.#chars -= kept.json.length;
-    if (this.#chars + json.length > this.#maxChars) this.#clear();
-    fragments.set(record.id, { record, image, json });
-    this.#chars += json.length;
-    return json;
+    if (kept && sameFields(kept.record, record) && sameImage(kept.image, image)) return kept.bytes;
+    const bytes = render();
+    if (kept) this.#chars -= kept.bytes.length;
+    if (this.#chars + bytes.length > this.#maxChars) this.#clear();
+    fragments.set(record.id, { record, image, bytes });
+    this.#chars += bytes.length;
+    return bytes;
   }
 
   #clear(): void {

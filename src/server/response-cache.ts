@@ -33,6 +33,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUtcNow, utcToLocal } from '../model/datetime.ts';
 import type { Store } from '../store/store.ts';
 import type { Config } from './config.ts';
+import { type Coding, compress, MIN_COMPRESS_BYTES, pickCoding } from './content-coding.ts';
 import type { MediaType } from './formats/negotiate.ts';
 import { negotiated } from './routes/respond.ts';
 
@@ -53,6 +54,9 @@ interface Kept extends Entry {
   /** The store's change number before the handler ran, and the tables it read. */
   since: number;
   tables: readonly string[];
+  /** The body in the codings clients asked for, made once (content-coding.ts); `ready` once made. */
+  coded: Partial<Record<Coding, Promise<Buffer>>>;
+  ready: Partial<Record<Coding, Buffer>>;
 }
 
 /** Per request: the key looked up, and whether the answer came from the cache. */
@@ -100,14 +104,14 @@ export class ResponseCache {
   }
 
   /** The kept answer, unless `stale` says it is no longer good (it is then dropped). */
-  async get(key: string, stale: (entry: Kept) => Promise<boolean>): Promise<Entry | undefined> {
+  async get(key: string, stale: (entry: Kept) => Promise<boolean>): Promise<Kept | undefined> {
     const entry = this.#entries.get(key);
     const good = entry !== undefined && !(await stale(entry));
     // Another request may have replaced or dropped the entry while `stale` was answered.
     const still = entry !== undefined && this.#entries.get(key) === entry;
     if (still) this.#entries.delete(key);
     if (!good) {
-      if (still) this.#bytes -= entry!.body.length;
+      if (still) this.#bytes -= sizeOf(entry!);
       this.misses++;
       return undefined;
     }
@@ -122,16 +126,68 @@ export class ResponseCache {
     const old = this.#entries.get(key);
     if (old) {
       this.#entries.delete(key);
-      this.#bytes -= old.body.length;
+      this.#bytes -= sizeOf(old);
     }
     this.#entries.set(key, entry);
-    this.#bytes += entry.body.length;
+    this.#bytes += sizeOf(entry);
+    this.#trim();
+  }
+
+  /** `entry`'s body in `coding`, made on the thread pool the first time; counted once made. */
+  coded(key: string, entry: Kept, coding: Coding): Promise<Buffer> {
+    let made = entry.coded[coding];
+    if (!made) {
+      made = compress(entry.body, coding);
+      entry.coded[coding] = made;
+      made.then(
+        (bytes) => {
+          entry.ready[coding] = bytes;
+          if (this.#entries.get(key) !== entry) return;
+          this.#bytes += bytes.length;
+          this.#trim();
+        },
+        () => {},
+      );
+    }
+    return made;
+  }
+
+  #trim(): void {
+    const { maxEntries, maxBytes } = this.#limits;
     for (const [oldKey, oldEntry] of this.#entries) {
       if (this.#entries.size <= maxEntries && this.#bytes <= maxBytes) break;
       this.#entries.delete(oldKey);
-      this.#bytes -= oldEntry.body.length;
+      this.#bytes -= sizeOf(oldEntry);
     }
   }
+}
+
+/** The bytes an entry holds: its body and the codings made of it. */
+function sizeOf(entry: Kept): number {
+  let n = entry.body.length;
+  for (const bytes of Object.values(entry.ready)) n += bytes.length;
+  return n;
+}
+
+/** Answers worth a content coding: large enough, and text. */
+const COMPRESSIBLE = /^(?:text\/|application\/(?:json|xml|javascript|[\w.+-]*\+(?:json|xml))\b)/i;
+
+function codingFor(req: FastifyRequest, entry: Entry): Coding | null {
+  if (entry.body.length < MIN_COMPRESS_BYTES) return null;
+  if (!COMPRESSIBLE.test(String(entry.headers['content-type'] ?? ''))) return null;
+  return pickCoding(req.headers['accept-encoding']);
+}
+
+/** Headers of a body sent in `coding`, made here: @fastify/compress then leaves it alone. */
+function markCoded(reply: FastifyReply, coding: Coding): FastifyReply {
+  return reply.header('content-encoding', coding);
+}
+
+/** Kept answers are sent in the coding a client asks for (the root hook sets Vary anew on each answer). */
+function varyOnCoding(reply: FastifyReply): void {
+  const vary = String(reply.getHeader('vary') ?? '');
+  if (!/\baccept-encoding\b/i.test(vary))
+    reply.header('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding');
 }
 
 /** The answer of this request depends on more than the cache key (e.g. the current time): not kept. */
@@ -153,7 +209,7 @@ export function registerResponseCache(
   const stale = (entry: Kept) => store.changedSince(entry.tables, entry.since);
 
   /** The kept answer for the request, if good; `undefined` when the handler must make it. */
-  const lookUp = async (key: string): Promise<{ since: number; entry: Entry | undefined }> => {
+  const lookUp = async (key: string): Promise<{ since: number; entry: Kept | undefined }> => {
     const since = await store.changeNumber();
     return { since, entry: caching ? await cache.get(key, stale) : undefined };
   };
@@ -170,8 +226,18 @@ export function registerResponseCache(
       req.responseCacheSlot = { key, since, hit: entry !== undefined, skip: false, tables };
       if (entry) {
         reply.code(entry.status).headers(entry.headers);
-        if (notModified(req, entry.headers.etag)) reply.code(304).send();
-        else reply.send(entry.body);
+        if (notModified(req, entry.headers.etag)) {
+          reply.code(304).send();
+          return;
+        }
+        const coding = codingFor(req, entry);
+        if (coding === null) reply.send(entry.body);
+        else if (entry.ready[coding]) markCoded(reply, coding).send(entry.ready[coding]);
+        else
+          cache.coded(key, entry, coding).then(
+            (bytes) => markCoded(reply, coding).send(bytes),
+            () => reply.send(entry.body),
+          );
         return;
       }
       if (caching) void store.collectReads(tables, async () => done());
@@ -182,26 +248,40 @@ export function registerResponseCache(
   // Registered after the root onSend hook of app.ts, so the common headers are in what is kept.
   app.addHook('onSend', async (req, reply, payload) => {
     const slot = req.responseCacheSlot;
-    if (!slot || slot.hit || reply.statusCode !== 200) return payload;
+    if (!slot) return payload;
+    varyOnCoding(reply);
+    if (slot.hit || reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
     const etag = strongEtag(body);
     reply.header('etag', etag);
-    if (caching && !slot.skip) {
-      const { 'content-length': _length, ...headers } = reply.getHeaders();
-      cache.set(slot.key, {
-        status: 200,
-        headers: headers as Entry['headers'],
-        body,
-        since: slot.since,
-        tables: [...slot.tables],
-      });
+    if (!caching || slot.skip) {
+      if (!notModified(req, etag)) return body;
+      reply.code(304);
+      return '';
     }
+    const { 'content-length': _length, ...headers } = reply.getHeaders();
+    const kept: Kept = {
+      status: 200,
+      headers: headers as Entry['headers'],
+      body,
+      since: slot.since,
+      tables: [...slot.tables],
+      coded: {},
+      ready: {},
+    };
+    cache.set(slot.key, kept);
     if (notModified(req, etag)) {
       reply.code(304);
       return '';
     }
-    return body;
+    // Compressed once, off the event loop, and kept for the next clients asking for the same coding.
+    const coding = codingFor(req, kept);
+    if (coding === null) return body;
+    const coded = await cache.coded(slot.key, kept, coding).catch(() => null);
+    if (coded === null) return body;
+    markCoded(reply, coding);
+    return coded;
   });
   return cache;
 }

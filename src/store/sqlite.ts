@@ -66,6 +66,8 @@ const ATTACHMENT =
 
 /** Tables of posts that can be scheduled (`future`, B.1). */
 const SCHEDULED = ['events', 'venues', 'organizers'] as const;
+/** How late a post scheduled by another process may be seen by publishDue (ms). */
+const SCHEDULED_CHECK_MS = 100;
 
 /** An event_tombstones row: SQLite's 0/1 for booleans, id lists as JSON. */
 interface TombstoneRow extends Omit<EventTombstone, 'all_day' | 'featured' | 'organizer_ids' | 'term_ids'> {
@@ -399,13 +401,20 @@ export class SqliteStore implements Store {
 
   publishDue(nowUtc: string): Promise<number> {
     return this.#call(() => {
-      // The earliest scheduled date is remembered until the next write, so a request costs a compare.
-      const next = this.#db.remember('next scheduled date', () => {
-        const row = this.#db.get<{ at: string | null }>(
-          `SELECT min(at) AS at FROM (${SCHEDULED.map((t) => `SELECT min(date_utc) AS at FROM ${t} WHERE status = 'future'`).join(' UNION ALL ')})`,
-        );
-        return row?.at ?? null;
-      });
+      // The earliest scheduled date is remembered until the next write, so a request costs a compare; a
+      // post another process schedules is seen within SCHEDULED_CHECK_MS (every request asks this first,
+      // and looking for other processes' commits on each would double a kept answer's SQLite cost).
+      const next = this.#db.remember(
+        'next scheduled date',
+        () => {
+          const row = this.#db.get<{ at: string | null }>(
+            `SELECT min(at) AS at FROM (${SCHEDULED.map((t) => `SELECT min(date_utc) AS at FROM ${t} WHERE status = 'future'`).join(' UNION ALL ')})`,
+          );
+          return row?.at ?? null;
+        },
+        undefined,
+        SCHEDULED_CHECK_MS,
+      );
       if (next === null || next > nowUtc) return 0;
       return this.#db.transaction(() => {
         let published = 0;

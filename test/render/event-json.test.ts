@@ -23,9 +23,17 @@ async function expectSameAsRenderEvent(json: EventListJson): Promise<void> {
   const { items } = await h.store.listEvents({ offset: 0, limit: 50, visibility });
   expect(items.length).toBeGreaterThan(0);
   const rel = await loadRelated(h.store, items, h.users.administrator);
-  for (const e of items) {
-    expect(json.item(e, rel)).toBe(JSON.stringify(renderEvent(e, rel, h.app.config, { single: false })));
-  }
+  const rendered = items.map((e) => renderEvent(e, rel, h.app.config, { single: false }));
+  items.forEach((e, i) => {
+    expect(Buffer.concat(json.item(e, rel)).toString()).toBe(JSON.stringify(rendered[i]));
+  });
+  // A page: the items' bytes joined, redacted ones as given, then the rest of the document.
+  const redacted = (e: { id: number }) => (e.id === items[0].id ? '{"redacted":true}' : null);
+  const page = json.page('events', items, rel, '"total":7}', redacted);
+  expect(JSON.parse(page.toString())).toEqual({
+    events: [{ redacted: true }, ...rendered.slice(1)],
+    total: 7,
+  });
 }
 
 describe('EventListJson', () => {

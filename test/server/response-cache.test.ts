@@ -6,11 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ResponseCache } from '../../src/server/response-cache.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { eventRecord } from './fixtures.ts';
-import { makeApp, NOW } from './harness.ts';
+import { makeApp, NOW, NS } from './harness.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'calsync-cache-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -85,6 +86,48 @@ describe('response cache', () => {
     await h.app.close();
   });
 
+  it('sends kept answers in the coding asked for, the same bytes as the identity answer, and varies on it', async () => {
+    const h = await makeApp();
+    for (let i = 0; i < 5; i++) await h.created('/events', event(`Concert number ${i}`));
+    const url = `${NS}/events`;
+    const get = (headers: Record<string, string>) => h.app.inject({ method: 'GET', url, headers });
+    const identity = await get({});
+    expect(identity.rawPayload.length).toBeGreaterThan(1024);
+    expect(identity.headers['content-encoding']).toBeUndefined();
+    const decode = { gzip: gunzipSync, br: brotliDecompressSync };
+    for (const coding of ['gzip', 'br'] as const) {
+      // The first is made on the way out of the handler, the second comes from the cache.
+      for (const _ of [1, 2]) {
+        const res = await get({ 'accept-encoding': `${coding}, identity;q=0.5` });
+        expect(res.statusCode).toBe(200);
+        expect(res.headers['content-encoding']).toBe(coding);
+        expect(res.headers.vary).toMatch(/Accept-Encoding/i);
+        expect(res.headers.etag).toBe(identity.headers.etag);
+        expect(res.headers['x-tec-total']).toBe('5');
+        expect(decode[coding](res.rawPayload).equals(identity.rawPayload)).toBe(true);
+      }
+    }
+    const notModified = await get({
+      'accept-encoding': 'gzip',
+      'if-none-match': String(identity.headers.etag),
+    });
+    expect(notModified.statusCode).toBe(304);
+    expect(notModified.rawPayload.length).toBe(0);
+    // A write: the next answer is made again, and compressed again.
+    await h.created('/events', event('Late addition'));
+    const after = await get({ 'accept-encoding': 'gzip' });
+    expect(JSON.parse(gunzipSync(after.rawPayload).toString()).events).toHaveLength(6);
+    // Small answers are sent as they are.
+    const small = await h.app.inject({
+      method: 'GET',
+      url: `${NS}/categories`,
+      headers: { 'accept-encoding': 'gzip' },
+    });
+    expect(small.statusCode).toBe(200);
+    expect(small.headers['content-encoding']).toBeUndefined();
+    await h.app.close();
+  });
+
   it('the default window follows the site-local date', async () => {
     let now = NOW;
     const h = await makeApp({ now: () => now });
@@ -108,6 +151,8 @@ describe('response cache', () => {
       body: Buffer.alloc(n),
       since: 1,
       tables,
+      coded: {},
+      ready: {},
     });
     const fresh = async () => false;
     expect(await cache.get('a', fresh)).toBeUndefined();

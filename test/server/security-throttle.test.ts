@@ -67,7 +67,7 @@ describe('failed-authentication throttle over a loopback socket', () => {
       JSON.stringify({ title: 'Blocked', start_date: '2027-03-01 19:00', end_date: '2027-03-01 20:00' }),
     );
     expect(write.status).toBe(429);
-    expect(h.store.getPost(1)).toBeFalsy();
+    expect(await h.store.getPost(1)).toBeFalsy();
 
     // Anonymous public reads are not blocked.
     const anon = await send(`${NS}/events`);
@@ -179,39 +179,41 @@ describe('attempts counted before they are checked (issue 15)', () => {
       return performance.now() - t0;
     };
     await read(); // the connection open and the route warm, as a feed reader's would be
-    // The same reads without an attack, just before it: what "fast" means on this machine at this moment
-    // (a 2-core machine shared with other jobs takes 50–200 ms for some reads at any time).
-    const quiet: number[] = [];
-    for (let i = 0; i < 50; i++) quiet.push(await read());
-    // The guesses come from another thread, so that sending them does not hold up this event loop,
-    // which is the server's.
-    const attacker = new Worker(
-      `const { parentPort, workerData } = require('node:worker_threads');
-      Promise.all(workerData.headers.map(async (authorization) => {
-        const res = await fetch(workerData.url, { headers: { authorization } });
-        await res.arrayBuffer();
-        return res.status;
-      })).then((statuses) => parentPort.postMessage(statuses));`,
-      {
-        eval: true,
-        workerData: {
-          url: `${origin}${NS}/events`,
-          headers: Array.from({ length: 600 }, (_, i) => guess(i).authorization),
-        },
-      },
-    );
-    let bursting = true;
-    const readTimes: number[] = [];
-    const reading = (async () => {
-      while (bursting || readTimes.length < 50) readTimes.push(await read());
-    })();
-    const statuses = await new Promise<number[]>((resolve, reject) => {
-      attacker.once('message', resolve);
-      attacker.once('error', reject);
-    });
-    bursting = false;
-    await reading;
-    await attacker.terminate();
+    /**
+     * 600 requests at once from another thread (so that sending them does not hold up this event loop,
+     * which is the server's), with `headers[i]` each, while this thread reads: their statuses and the
+     * reads' latencies.
+     */
+    const burst = async (headers: Record<string, string>[]) => {
+      const attacker = new Worker(
+        `const { parentPort, workerData } = require('node:worker_threads');
+        Promise.all(workerData.headers.map(async (h) => {
+          const res = await fetch(workerData.url, { headers: h });
+          await res.arrayBuffer();
+          return res.status;
+        })).then((statuses) => parentPort.postMessage(statuses));`,
+        { eval: true, workerData: { url: `${origin}${NS}/events`, headers } },
+      );
+      let bursting = true;
+      const readTimes: number[] = [];
+      const reading = (async () => {
+        while (bursting || readTimes.length < 50) readTimes.push(await read());
+      })();
+      const statuses = await new Promise<number[]>((resolve, reject) => {
+        attacker.once('message', resolve);
+        attacker.once('error', reject);
+      });
+      bursting = false;
+      await reading;
+      await attacker.terminate();
+      return { statuses, readTimes };
+    };
+    // What "fast" means on this machine at this moment: reads during 600 anonymous requests at once,
+    // which cost the event loop what 600 answers cost (a 2-core machine shared with other jobs takes
+    // 50–200 ms for some reads at any time).
+    const baseline = await burst(Array.from({ length: 600 }, () => ({})));
+    expect(baseline.statuses.every((s) => s === 200)).toBe(true);
+    const { statuses, readTimes } = await burst(Array.from({ length: 600 }, (_, i) => guess(i)));
     await reads.close();
     const count = (status: number) => statuses.filter((s) => s === status).length;
     expect(count(401)).toBeLessThanOrEqual(10);
@@ -221,7 +223,8 @@ describe('attempts counted before they are checked (issue 15)', () => {
     const right = await request(`${origin}${NS}/events`, { headers: h.auth('editor') });
     await right.body.text();
     expect(right.statusCode).toBe(429);
-    expect(p99(readTimes)).toBeLessThan(Math.max(100, 3 * p99(quiet)));
+    // Wrong passwords cost the server no more than as many anonymous requests: none is hashed past the limit.
+    expect(p99(readTimes)).toBeLessThan(Math.max(100, 1.5 * p99(baseline.readTimes)));
   });
 
   it('an unknown user answers as slowly as a wrong password of a real one (no user enumeration)', async () => {

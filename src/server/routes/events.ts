@@ -77,13 +77,13 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       setTotals(reply, total, list.totalPages);
       const envelope = { ...list.links, total, total_pages: list.totalPages };
       if (format === 'json') {
-        // The text of JSON.stringify({ events, ...envelope }), its items mostly from kept fragments.
-        const texts = items.map((e) =>
-          locked(e)
-            ? JSON.stringify(renderEvent(e, rel, ctx.cfg, { single: false, redact: true }))
-            : listJson.item(e, rel),
+        // The bytes of JSON.stringify({ events, ...envelope }), its items mostly from kept fragments.
+        const redacted = (e: EventRecord) =>
+          locked(e) ? JSON.stringify(renderEvent(e, rel, ctx.cfg, { single: false, redact: true })) : null;
+        return sendJsonText(
+          reply,
+          listJson.page('events', items, rel, JSON.stringify(envelope).slice(1), redacted),
         );
-        return sendJsonText(reply, `{"events":[${texts.join(',')}],${JSON.stringify(envelope).slice(1)}`);
       }
       const events = items.map((e) => renderEvent(e, rel, ctx.cfg, { single: false, redact: locked(e) }));
       const texts = () =>
@@ -113,7 +113,10 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       reply.code(201).header('location', `${ctx.cfg.apiBase}/calendar/events/v1/events/${event.id}`);
       // The list-item representation, as text: its venue and organizer are usually kept already, and
       // the event's own fields are then kept for the list pages that will show it.
-      return sendJsonText(reply, listJson.item(event, await loadRelated(store, [event], ctx.caller, linked)));
+      return sendJsonText(
+        reply,
+        Buffer.concat(listJson.item(event, await loadRelated(store, [event], ctx.caller, linked))),
+      );
     },
   );
 

@@ -11,16 +11,14 @@
  * the UTC day (the window) moves, so a repeated request — and every 304 — costs a counter read and a
  * string compare: nothing is rendered, hashed or compressed again. Compressed forms are made here, once
  * per body (after a render, those asked for before are made before the new body is served), and sent
- * with Content-Encoding set, which @fastify/compress leaves alone; every other
- * response of the server is compressed by that plugin.
+ * with Content-Encoding set, which @fastify/compress leaves alone (content-coding.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip as gzipCallback } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FeedSpec } from '../../export/feed-spec.ts';
 import { FEED_CONTENT_TYPES } from '../../export/render.ts';
 import { storageFault } from '../../store/errors.ts';
+import { type Coding, compress, pickCoding } from '../content-coding.ts';
 import { noRoute } from '../errors.ts';
 import { type FeedJob, FeedRenderer } from '../feed-render.ts';
 import { etagMatches } from '../response-cache.ts';
@@ -36,7 +34,6 @@ export interface FeedRoutesOptions {
 }
 
 type Format = 'ics' | 'csv';
-type Coding = 'br' | 'gzip';
 
 interface Kept {
   version: number;
@@ -54,46 +51,7 @@ interface Kept {
 }
 
 const DAY = 86_400_000;
-const brotli = promisify(brotliCompress);
-const gzip = promisify(gzipCallback);
 const FILE = /^([a-z0-9-]+)\.(ics|csv)$/;
-
-/** `br` over `gzip` when both are acceptable (smaller), per Accept-Encoding's q-values. */
-export function pickCoding(header: string | undefined): Coding | null {
-  if (!header) return null;
-  let br = 0;
-  let gzip = 0;
-  let any = -1;
-  for (const part of header.toLowerCase().split(',')) {
-    const [name, ...params] = part.trim().split(';');
-    const qParam = params.find((p) => p.trim().startsWith('q='));
-    const q = qParam ? Number(qParam.trim().slice(2)) : 1;
-    const weight = Number.isFinite(q) ? q : 0;
-    if (name === 'br') br = weight;
-    else if (name === 'gzip' || name === 'x-gzip') gzip = weight;
-    else if (name === '*') any = weight;
-  }
-  if (any >= 0) {
-    if (br === 0 && !header.includes('br')) br = any;
-    if (gzip === 0 && !header.includes('gzip')) gzip = any;
-  }
-  if (br > 0 && br >= gzip) return 'br';
-  return gzip > 0 ? 'gzip' : null;
-}
-
-function compress(body: Buffer, coding: Coding): Promise<Buffer> {
-  // Brotli quality 5: ~gzip's speed with a smaller result; 11 (zlib's default) takes seconds on a
-  // 10,000-event feed.
-  return coding === 'br'
-    ? brotli(body, {
-        params: {
-          [constants.BROTLI_PARAM_QUALITY]: 5,
-          [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        },
-      })
-    : gzip(body, { level: 6 });
-}
 
 function notModified(req: FastifyRequest, kept: Kept): boolean {
   const inm = req.headers['if-none-match'];

@@ -51,7 +51,7 @@ export function send(reply: FastifyReply, type: MediaType, doc: unknown, alt: Al
 }
 
 /** A JSON document already serialised (list pages built from kept fragments, render/event-json.ts). */
-export function sendJsonText(reply: FastifyReply, json: string): string {
+export function sendJsonText<T extends string | Buffer>(reply: FastifyReply, json: T): T {
   reply.type(contentType('json'));
   return json;
 }

@@ -3,7 +3,13 @@
  * items only; authors and contributors their own): not embedded in events, not linkable by id,
  * not usable as a list filter.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../../src/store/sqlite.ts';
+import { eventRecord } from '../fixtures.ts';
 import { type Harness, makeApp } from '../harness.ts';
 
 const EVENT = {
@@ -122,6 +128,28 @@ describe('scheduled posts', () => {
       });
     } finally {
       await s.app.close();
+    }
+  });
+
+  it('an event another process scheduled is published once due, seen within 0.1 s', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'calsync-scheduled-'));
+    const path = join(dir, 'calendar.db');
+    const s = await makeApp({ path, now: () => new Date('2026-12-01T09:00:01Z') });
+    const other = openSqliteStore(path);
+    try {
+      expect((await s.call('GET', '/events')).json.total).toBe(0);
+      await other.insertEvent(
+        eventRecord({ title: 'Scheduled elsewhere', status: 'future', date_utc: '2026-12-01 09:00:00' }),
+      );
+      await sleep(150);
+      const list = await s.call('GET', '/events');
+      expect(list.json.events.map((e: { title: string; status: string }) => [e.title, e.status])).toEqual([
+        ['Scheduled elsewhere', 'publish'],
+      ]);
+    } finally {
+      await other.close();
+      await s.app.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
