@@ -215,14 +215,12 @@ export class SqliteStore implements Store {
     return this.#db.tables.collect(into, fn);
   }
 
-  async beginGroup(): Promise<void> {
-    await this.#transactions.idle();
-    this.#db.beginGroup();
+  beginGroup(): Promise<void> {
+    return this.#call(() => this.#db.beginGroup());
   }
 
-  async commitGroup(): Promise<void> {
-    await this.#transactions.idle();
-    this.#db.commitGroup();
+  commitGroup(): Promise<void> {
+    return this.#call(() => this.#db.commitGroup());
   }
 
   /** Indexes every event queued for search now, instead of in the background (search-index.ts). */
@@ -230,13 +228,12 @@ export class SqliteStore implements Store {
     this.#events.searchIndex.drain();
   }
 
-  async close(): Promise<void> {
-    await this.#transactions.idle();
-    this.closeNow();
+  /** Closes at once, or once an open transaction of another caller has ended. */
+  close(): Promise<void> {
+    return this.#call(() => this.#close());
   }
 
-  /** `close` without waiting for a transaction to end: for exits, where nothing awaits any more. */
-  closeNow(): void {
+  #close(): void {
     if (!this.#db.db.isOpen) return;
     this.#events.searchIndex.close();
     this.#checkpointer?.close();

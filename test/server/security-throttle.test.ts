@@ -261,7 +261,7 @@ describe('attempts counted before they are checked (issue 15)', () => {
       start_date: '2027-03-01 19:00',
       end_date: '2027-03-01 20:00',
     });
-    h.store.setEventPassword(event.id, 'opensesame');
+    await h.store.setEventPassword(event.id, 'opensesame');
     const read = (password: string) =>
       h!.app.inject({ method: 'GET', url: `${NS}/events/${event.id}?password=${password}` });
     for (let i = 0; i < MAX; i++) {

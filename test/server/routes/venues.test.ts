@@ -739,7 +739,7 @@ describe('findOrCreateLinked (inline venues of event writes)', () => {
 
   it('B.6.2 rejects inline image URLs it would have to fetch, before writing anything', async () => {
     await expect(
-      await findOrCreateLinked(ctxFor('administrator'), 'organizer', {
+      findOrCreateLinked(ctxFor('administrator'), 'organizer', {
         organizer: 'Pic',
         image: 'https://img.example.com/a.png',
       }),
