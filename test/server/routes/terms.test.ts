@@ -441,9 +441,9 @@ describe('resolveTermRefs (categories and tags of event writes)', () => {
       }),
     );
     const cat = await create('categories', { name: 'Concerts' });
-    await expect(
-      resolveTermRefs(ctxFor('administrator'), 'categories', [{ id: tag.id }]),
-    ).rejects.toThrow(expect.objectContaining({ status: 400 }));
+    await expect(resolveTermRefs(ctxFor('administrator'), 'categories', [{ id: tag.id }])).rejects.toThrow(
+      expect.objectContaining({ status: 400 }),
+    );
     await expect(
       resolveTermRefs(ctxFor('contributor'), 'categories', [{ name: 'Brand New' }]),
     ).rejects.toThrow(
