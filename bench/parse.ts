@@ -1,103 +1,173 @@
 /**
- * `npm run -s bench:parse [-- --events 20000 --runs 3]`: the .ics source stage against plain node-ical, printed
- * as one JSON document on stdout (progress on stderr).
+ * `npm run -s bench:parse [-- --sizes 1000,10000,50000,100000 --runs 3 --only calsync]`: the .ics source
+ * stage against the two parsers it could stand on, ical.js and node-ical, printed as one JSON document on
+ * stdout (progress on stderr), with the ratios per file size.
  *
- * A generated calendar (bench/generate-ics.ts: five zones, 10% weekly series with EXDATEs and overrides) is
- * read, each measurement in a child process of its own so that its peak RSS (`maxRSS`) is its own:
- * - `node-ical`: `ical.sync.parseICS` of the whole file (no expansion: node-ical leaves series to the caller);
- * - `calsync`: our whole source stage — readIcs (decode, lines, node-ical per VEVENT, series expanded in the
- *   import's window) and mapRecords (src/pipeline/map.ts).
- * Both read the file inside the timed part, with the Node flags of `npm run import`. The two run `--runs`
- * times, interleaved; medians are reported. The speed goal is judged on CPU time (user + system), which the
- * load of other processes on a shared machine changes far less than wall time.
+ * For each size a calendar is generated (bench/generate-ics.ts: five zones, 10% weekly series with EXDATEs
+ * and overrides) and read by three children of this process, each in a process of its own so that its
+ * peak RSS (`maxRSS`) is its own, all with the Node flags of `npm run import`:
+ * - `ical.js`: `ICAL.parse` of the whole file, its VTIMEZONEs registered, and every series expanded in the
+ *   import's window (`ICAL.Event` with the same-UID overrides and `strictExceptions`, the way that avoids
+ *   relating every override to every series — spec/pipeline.md);
+ * - `node-ical`: `ical.sync.parseICS` of the whole file and each RRULE's `between` over the window;
+ * - `calsync`: our source stage, readIcs (decode, lines, fields, series expanded in the window), then
+ *   mapRecords (src/pipeline/map.ts); `source_cpu_ms` is readIcs alone.
+ * All read the file inside the timed part. They run `--runs` times, interleaved (ical.js, node-ical,
+ * calsync, ical.js, …) so that all see the same load; medians are reported. Ratios are judged on CPU time
+ * (user + system), which the load of other processes on a shared machine changes far less than wall time.
  *
- * Goals (issue 4): calsync ≥ 50% of node-ical's VEVENTs/s; calsync's peak RSS ≤ 2.5 × file size + 100 MB.
+ * Goals (issue 17): calsync's source stage ≤ 0.5 × the CPU of ical.js parse + expand, with the same
+ * occurrences (`occurrences` of both are printed; the oracle tests compare them one by one); peak RSS flat
+ * in the file's size.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import ical from 'node-ical';
+import type ICAL from 'ical.js';
 import pkg from '../package.json' with { type: 'json' };
-import { DEFAULT_MAPPING } from '../src/pipeline/definition.ts';
-import { mapRecords } from '../src/pipeline/map.ts';
-import { readIcs } from '../src/sources/ics/index.ts';
 import { generateIcsWithStats } from './generate-ics.ts';
 
 const DAY = 86_400_000;
-// Both children run with the Node flags of `npm run import` (package.json), the way users run the source stage.
+// The children run with the Node flags of `npm run import` (package.json), the way users run the source stage.
 const IMPORT_FLAGS = pkg.scripts.import.split(' ').filter((word) => word.startsWith('--'));
 const NOW = new Date('2027-01-01T00:00:00Z');
+const WINDOW = { from: new Date(NOW.getTime() - 30 * DAY), to: new Date(NOW.getTime() + 365 * DAY) };
 const MB = 1024 * 1024;
+const PARSERS = ['ical.js', 'node-ical', 'calsync'] as const;
+type Parser = (typeof PARSERS)[number];
+const round2 = (n: number) => Number(n.toFixed(2));
 
 interface ChildFigures {
   ms: number;
-  /** CPU time (user + system) of the measured part: what the goal is judged on, as wall time on a shared
-   * 2-core machine swings by 2× with the load of other processes. */
+  /** CPU time (user + system) of the measured part. */
   cpu_ms: number;
-  /** node-ical: the VEVENTs of its result (overrides hang under their master); calsync: the records. */
-  records: number;
-  entities: number;
+  /** calsync: readIcs alone (without mapRecords). */
+  source_cpu_ms?: number;
+  /** Single events plus the occurrences of series in the window. */
+  occurrences: number;
+  /** calsync: entities mapped (events, venues, organizers, terms). */
+  entities?: number;
   peak_rss_mb: number;
 }
 
 const { values: opts } = parseArgs({
   options: {
-    events: { type: 'string', default: '20000' },
+    sizes: { type: 'string', default: '1000,10000,50000,100000' },
+    events: { type: 'string' },
     runs: { type: 'string', default: '3' },
+    only: { type: 'string' },
     child: { type: 'string' },
     file: { type: 'string' },
   },
 });
 
 if (opts.child !== undefined) {
-  process.stdout.write(`${JSON.stringify(measure(opts.child, opts.file ?? ''))}\n`);
+  const figures = await measure(opts.child as Parser, opts.file ?? '');
+  process.stdout.write(`${JSON.stringify(figures)}\n`);
 } else {
   main();
 }
 
-/** One measurement, in this (child) process. */
-function measure(which: string, file: string): ChildFigures {
+/** One measurement, in this (child) process; each parser's modules are loaded before the clock starts. */
+async function measure(which: Parser, file: string): Promise<ChildFigures> {
+  const read = await (which === 'ical.js' ? icalJs() : which === 'node-ical' ? nodeIcal() : calsync());
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  let records = 0;
-  let entities = 0;
-  if (which === 'node-ical') {
-    const parsed = ical.sync.parseICS(readFileSync(file, 'utf8'));
-    records = Object.values(parsed).filter((item) => item?.type === 'VEVENT').length;
-  } else {
-    const result = readIcs(readFileSync(file), {
-      file,
-      window: { from: new Date(NOW.getTime() - 30 * DAY), to: new Date(NOW.getTime() + 365 * DAY) },
-    });
-    const mapped = mapRecords(result.records, {
-      pipeline: 'bench-parse',
-      timezone: result.calendar.timezone ?? 'UTC',
-      ...DEFAULT_MAPPING,
-    });
-    records = result.records.length;
-    entities = mapped.entities.length;
-  }
+  const counted = read(file);
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpuStarted);
   return {
     ms,
     cpu_ms: (cpu.user + cpu.system) / 1000,
-    records,
-    entities,
+    ...counted,
     peak_rss_mb: process.resourceUsage().maxRSS / 1024,
   };
 }
 
-function run(which: string, file: string): ChildFigures {
+type Reader = (file: string) => Pick<ChildFigures, 'occurrences' | 'entities' | 'source_cpu_ms'>;
+
+async function icalJs(): Promise<Reader> {
+  const { default: Ical } = await import('ical.js');
+  return (file) => {
+    const calendar = new Ical.Component(Ical.parse(readFileSync(file, 'utf8')));
+    for (const zone of calendar.getAllSubcomponents('vtimezone'))
+      Ical.TimezoneService.register(new Ical.Timezone(zone));
+    const byUid = new Map<string, ICAL.Component[]>();
+    for (const vevent of calendar.getAllSubcomponents('vevent')) {
+      const uid = String(vevent.getFirstPropertyValue('uid'));
+      const same = byUid.get(uid);
+      if (same === undefined) byUid.set(uid, [vevent]);
+      else same.push(vevent);
+    }
+    const from = Ical.Time.fromJSDate(WINDOW.from, true);
+    const to = Ical.Time.fromJSDate(WINDOW.to, true);
+    let occurrences = 0;
+    for (const same of byUid.values()) {
+      const master = same.find((v) => !v.hasProperty('recurrence-id'));
+      if (master === undefined) continue;
+      const exceptions = same.filter((v) => v !== master);
+      const event = new Ical.Event(master, { strictExceptions: true, exceptions });
+      if (!event.isRecurring()) {
+        occurrences++;
+        continue;
+      }
+      const iterator = event.iterator();
+      for (let next = iterator.next(); next; next = iterator.next()) {
+        if (next.compare(to) >= 0) break;
+        if (event.getOccurrenceDetails(next).endDate.compare(from) > 0) occurrences++;
+      }
+    }
+    return { occurrences };
+  };
+}
+
+async function nodeIcal(): Promise<Reader> {
+  const { default: ical } = await import('node-ical');
+  return (file) => {
+    const parsed = ical.sync.parseICS(readFileSync(file, 'utf8'));
+    let occurrences = 0;
+    for (const item of Object.values(parsed)) {
+      if (item?.type !== 'VEVENT') continue;
+      if (item.rrule === undefined) {
+        occurrences++;
+        continue;
+      }
+      const excluded = new Set(Object.values(item.exdate ?? {}).map((d) => (d as Date).getTime()));
+      for (const date of item.rrule.between(WINDOW.from, WINDOW.to, true))
+        if (!excluded.has(date.getTime())) occurrences++;
+    }
+    return { occurrences };
+  };
+}
+
+async function calsync(): Promise<Reader> {
+  const { readIcs } = await import('../src/sources/ics/index.ts');
+  const { mapRecords } = await import('../src/pipeline/map.ts');
+  const { DEFAULT_MAPPING } = await import('../src/pipeline/definition.ts');
+  return (file) => {
+    const cpuStarted = process.cpuUsage();
+    const result = readIcs(readFileSync(file), { file, window: WINDOW });
+    const source = process.cpuUsage(cpuStarted);
+    const mapped = mapRecords(result.records, {
+      pipeline: 'bench-parse',
+      timezone: result.calendar.timezone ?? 'UTC',
+      ...DEFAULT_MAPPING,
+    });
+    return {
+      occurrences: result.records.length,
+      entities: mapped.entities.length,
+      source_cpu_ms: (source.user + source.system) / 1000,
+    };
+  };
+}
+
+function run(which: Parser, file: string): ChildFigures {
   const child = spawnSync(
     process.execPath,
     [...IMPORT_FLAGS, import.meta.filename, '--child', which, '--file', file],
-    {
-      encoding: 'utf8',
-      maxBuffer: 16 * MB,
-    },
+    { encoding: 'utf8', maxBuffer: 16 * MB },
   );
   if (child.status !== 0) throw new Error(`${which} exited ${child.status}:\n${child.stderr}`);
   return JSON.parse(child.stdout) as ChildFigures;
@@ -109,62 +179,70 @@ function median(list: ChildFigures[], by: (f: ChildFigures) => number): number {
 
 function main(): void {
   const log = (s: string) => process.stderr.write(`${s}\n`);
+  const sizes = (opts.events ?? opts.sizes).split(',').map(Number);
+  const runs = Math.max(1, Number(opts.runs));
+  const parsers = PARSERS.filter((p) => opts.only === undefined || opts.only.split(',').includes(p));
   const dir = mkdtempSync(join(tmpdir(), 'calsync-bench-parse-'));
+  const results = [];
   try {
-    const { ics, stats } = generateIcsWithStats({ events: Number(opts.events), start: NOW });
-    const file = join(dir, 'calendar.ics');
-    writeFileSync(file, ics);
-    const bytes = Buffer.byteLength(ics);
-    log(`generated ${stats.vevents} VEVENTs, ${(bytes / 1e6).toFixed(1)} MB`);
-    const runs = Math.max(1, Number(opts.runs));
-    const all: Record<string, ChildFigures[]> = { 'node-ical': [], calsync: [] };
-    // Interleaved, so that both see the same load of the machine.
-    for (let i = 0; i < runs; i++) {
-      for (const which of ['node-ical', 'calsync']) {
-        const f = run(which, file);
-        all[which].push(f);
-        log(
-          `${which} run ${i + 1}: ${f.ms.toFixed(0)} ms wall, ${f.cpu_ms.toFixed(0)} ms CPU, ${f.peak_rss_mb.toFixed(0)} MB`,
-        );
+    for (const size of sizes) {
+      const { ics, stats } = generateIcsWithStats({ events: size, start: NOW });
+      const file = join(dir, `calendar-${size}.ics`);
+      writeFileSync(file, ics);
+      const bytes = Buffer.byteLength(ics);
+      log(`${size}: generated ${stats.vevents} VEVENTs, ${(bytes / 1e6).toFixed(1)} MB`);
+      const all = new Map<Parser, ChildFigures[]>(parsers.map((p) => [p, []]));
+      // Interleaved, so that all see the same load of the machine.
+      for (let i = 0; i < runs; i++) {
+        for (const which of parsers) {
+          const f = run(which, file);
+          all.get(which)?.push(f);
+          log(
+            `  ${which} run ${i + 1}: ${f.ms.toFixed(0)} ms wall, ${f.cpu_ms.toFixed(0)} ms CPU, ${f.peak_rss_mb.toFixed(0)} MB`,
+          );
+        }
       }
-    }
-    const summary = (list: ChildFigures[]) => {
-      const cpu = median(list, (f) => f.cpu_ms);
-      const wall = median(list, (f) => f.ms);
-      return {
-        wall_ms: Math.round(wall),
-        cpu_ms: Math.round(cpu),
-        vevents_per_s_wall: Math.round(stats.vevents / (wall / 1000)),
-        vevents_per_s_cpu: Math.round(stats.vevents / (cpu / 1000)),
+      const summary = (list: ChildFigures[]) => ({
+        wall_ms: Math.round(median(list, (f) => f.ms)),
+        cpu_ms: Math.round(median(list, (f) => f.cpu_ms)),
         peak_rss_mb: Math.round(median(list, (f) => f.peak_rss_mb)),
-      };
-    };
-    const theirs = summary(all['node-ical']);
-    const ours = summary(all.calsync);
-    const rssGoal = (2.5 * bytes) / MB + 100;
-    const speedRatio = ours.vevents_per_s_cpu / theirs.vevents_per_s_cpu;
-    const report = {
-      machine: { cpus: cpus().length, load: Number(loadavg()[0].toFixed(2)), node: process.version },
-      input: { ...stats, bytes },
-      runs,
-      node_ical: { ...theirs, vevents_in_result: all['node-ical'][0].records },
-      calsync_source_stage: { ...ours, records: all.calsync[0].records, entities: all.calsync[0].entities },
-      goals: {
-        speed: {
-          want: '≥ 0.5 × node-ical (VEVENTs per CPU second, medians)',
-          ratio: Number(speedRatio.toFixed(2)),
-          ratio_wall: Number((ours.vevents_per_s_wall / theirs.vevents_per_s_wall).toFixed(2)),
-          met: speedRatio >= 0.5,
-        },
-        peak_rss: {
-          want_mb: `≤ 2.5 × ${(bytes / MB).toFixed(1)} MB + 100 MB = ${rssGoal.toFixed(0)} MB`,
-          peak_rss_mb: ours.peak_rss_mb,
-          met: ours.peak_rss_mb <= rssGoal,
-        },
-      },
-    };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        occurrences: list[0].occurrences,
+      });
+      const figures: Record<string, unknown> = {};
+      for (const [which, list] of all) {
+        figures[which] = {
+          ...summary(list),
+          ...(which === 'calsync'
+            ? {
+                source_cpu_ms: Math.round(median(list, (f) => f.source_cpu_ms ?? 0)),
+                entities: list[0].entities,
+              }
+            : {}),
+        };
+      }
+      const ours = all.get('calsync');
+      const ratios: Record<string, unknown> = {};
+      for (const anchor of ['ical.js', 'node-ical'] as const) {
+        const theirs = all.get(anchor);
+        if (ours === undefined || theirs === undefined) continue;
+        const cpu = median(theirs, (f) => f.cpu_ms);
+        ratios[`vs_${anchor}`] = {
+          cpu: round2(median(ours, (f) => f.cpu_ms) / cpu),
+          source_cpu: round2(median(ours, (f) => f.source_cpu_ms ?? 0) / cpu),
+          wall: round2(median(ours, (f) => f.ms) / median(theirs, (f) => f.ms)),
+          peak_rss: round2(median(ours, (f) => f.peak_rss_mb) / median(theirs, (f) => f.peak_rss_mb)),
+        };
+      }
+      results.push({ input: { ...stats, bytes }, ...figures, ratios });
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  const report = {
+    machine: { cpus: cpus().length, load: Number(loadavg()[0].toFixed(2)), node: process.version },
+    runs,
+    goal: 'calsync CPU ≤ 0.5 × ical.js parse + expand (ratios.vs_ical.js.cpu; source_cpu without map)',
+    sizes: results,
+  };
+  process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 }

@@ -22,7 +22,7 @@ export const ICS_PROBLEMS = {
   unknownZone: 'ics_unknown_zone',
   /** An RRULE the recurrence engine rejects: the VEVENT is read as a single event. */
   badRrule: 'ics_bad_rrule',
-  /** node-ical could not read the VEVENT's properties. */
+  /** A VEVENT whose properties could not be read (from node-ical's parser, not used since issue 17). */
   badVevent: 'ics_bad_vevent',
   /** The same UID (and RECURRENCE-ID) twice: the higher SEQUENCE, else the later one, wins. */
   duplicate: 'ics_duplicate',

@@ -1,7 +1,7 @@
 // Text → content lines (RFC 5545 §3.1): unfolded, split into name, parameters and value, each with the
-// 1-based physical line it starts on — node-ical gives no line numbers, and every record and problem needs
-// one. Lines real software writes against the RFC are repaired here, before node-ical sees them, and each
-// repair is reported as a warning (spec/pipeline.md, "Parsing .ics written by real software"):
+// 1-based physical line it starts on — every record and problem needs one. Lines real software writes
+// against the RFC are repaired here, and each repair is reported as a warning (spec/pipeline.md, "Parsing
+// .ics written by real software"):
 // - a continuation line without the leading blank (WordPress plugins writing raw newlines in DESCRIPTION),
 // - `TZID="Europe/Berlin:20270301T190000"` (the quote swallowing the value; seen from Lotus Notes exports),
 // - blanks inside an RRULE (`FREQ=WEEKLY; BYDAY=MO`),
@@ -32,7 +32,6 @@ const KNOWN_NAMES = new Set(
     'STRUCTURED-DATA LOCATION-TYPE PARTICIPANT-TYPE CALENDAR-ADDRESS ACKNOWLEDGED PROXIMITY'
   ).split(' '),
 );
-const PROPERTY_START = /^([A-Za-z0-9-]+)[;:]/;
 const DATE_PROPERTIES = new Set(['DTSTART', 'DTEND', 'EXDATE', 'RDATE', 'RECURRENCE-ID']);
 const QUOTED_TZID_VALUE = /^(.*;TZID=)"([^":]+):([^"]*)"$/i;
 
@@ -44,47 +43,59 @@ export interface LinesResult {
 /** The content lines of `text`; problems name `file` and the physical line. */
 export function contentLines(text: string, file: string): LinesResult {
   const problems: SourceProblem[] = [];
-  return { lines: [...eachContentLine(text, file, problems)], problems };
+  const lines: ContentLine[] = [];
+  eachContentLine(text, file, problems, (l) => lines.push(l));
+  return { lines, problems };
 }
 
-const LINE_BREAK = /\r\n|\n|\r/g;
+const LF = 10;
+const CR = 13;
 
 /**
- * The content lines of `text` one at a time, problems pushed to `problems` as they are found: the reader
- * handles each VEVENT as it ends, so the lines of a 20,000-event file are never all in memory at once.
+ * The content lines of `text` one at a time, handed to `onLine` as each ends, problems pushed to `problems`
+ * as they are found: the reader handles each VEVENT as it ends, so the lines of a 20,000-event file are never
+ * all in memory at once. One scan by character codes, no regular expression per line (this is the loop
+ * every byte of the file goes through).
  */
-export function* eachContentLine(
+export function eachContentLine(
   text: string,
   file: string,
   problems: SourceProblem[],
-): Generator<ContentLine> {
+  onLine: (line: ContentLine) => void,
+): void {
   let pending = '';
+  let pendingName = '';
   let pendingLine = 0;
   let position = 0;
   let number = 0;
-  while (position <= text.length) {
-    LINE_BREAK.lastIndex = position;
-    const lineBreak = LINE_BREAK.exec(text);
-    const end = lineBreak === null ? text.length : lineBreak.index;
-    const physical = text.slice(position, end);
-    position = lineBreak === null ? text.length + 1 : end + lineBreak[0].length;
+  // Where the next LF and the next lone-or-paired CR are: found once each, not once per line.
+  let nextLf = -1;
+  let nextCr = -1;
+  const length = text.length;
+  while (position <= length) {
+    if (nextLf < position) nextLf = indexOrEnd(text, '\n', position);
+    if (nextCr < position) nextCr = indexOrEnd(text, '\r', position);
+    const end = Math.min(nextLf, nextCr);
+    const start = position;
+    position = end + (end < length && text.charCodeAt(end) === CR && text.charCodeAt(end + 1) === LF ? 2 : 1);
     number++;
-    if (physical === '') continue;
-    const first = physical.charCodeAt(0);
+    if (end === start) continue;
+    const first = text.charCodeAt(start);
     if (first === 32 || first === 9) {
       // RFC 5545 §3.1: a fold is CRLF followed by one blank, both removed.
-      if (pending !== '') pending += physical.slice(1);
+      if (pending !== '') pending += text.slice(start + 1, end);
       continue;
     }
-    const start = PROPERTY_START.exec(physical);
-    if (start !== null || pending === '') {
-      const name = start?.[1].toUpperCase() ?? '';
-      if (start !== null && (KNOWN_NAMES.has(name) || name.startsWith('X-'))) {
+    const nameEnd = propertyNameEnd(text, start, end);
+    if (nameEnd !== -1 || pending === '') {
+      const name = nameEnd === -1 ? '' : upper(text.slice(start, nameEnd));
+      if (nameEnd !== -1 && (KNOWN_NAMES.has(name) || name.startsWith('X-'))) {
         if (pending !== '') {
-          const parsed = splitLine(pending, pendingLine, file, problems);
-          if (parsed !== null) yield parsed;
+          const parsed = splitLine(pending, pendingName, pendingLine, file, problems);
+          if (parsed !== null) onLine(parsed);
         }
-        pending = physical;
+        pending = text.slice(start, end);
+        pendingName = name;
         pendingLine = number;
         continue;
       }
@@ -110,15 +121,47 @@ export function* eachContentLine(
         },
       ),
     );
-    pending += `\\n${physical}`;
+    pending += `\\n${text.slice(start, end)}`;
   }
   if (pending !== '') {
-    const parsed = splitLine(pending, pendingLine, file, problems);
-    if (parsed !== null) yield parsed;
+    const parsed = splitLine(pending, pendingName, pendingLine, file, problems);
+    if (parsed !== null) onLine(parsed);
   }
 }
 
-function splitLine(text: string, line: number, file: string, problems: SourceProblem[]): ContentLine | null {
+function indexOrEnd(text: string, char: string, from: number): number {
+  const at = text.indexOf(char, from);
+  return at === -1 ? text.length : at;
+}
+
+/** End of the `[A-Za-z0-9-]+` name at `start` when a `;` or `:` follows it, else -1. */
+function propertyNameEnd(text: string, start: number, end: number): number {
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 45) continue;
+    return i > start && (c === 59 || c === 58) ? i : -1;
+  }
+  return -1;
+}
+
+/** Upper case without a new string when it already is (nearly every property name). */
+function upper(name: string): string {
+  for (let i = 0; i < name.length; i++) {
+    const c = name.charCodeAt(i);
+    if (c >= 97 && c <= 122) return name.toUpperCase();
+  }
+  return name;
+}
+
+const EIGHT_DIGIT_DATES = /^\s*\d{8}\s*(?:,\s*\d{8}\s*)*$/;
+
+function splitLine(
+  text: string,
+  name: string,
+  line: number,
+  file: string,
+  problems: SourceProblem[],
+): ContentLine | null {
   const quoted = text.includes('TZID="') ? QUOTED_TZID_VALUE.exec(text) : null;
   if (quoted !== null) {
     text = `${quoted[1]}${quoted[2]}:${quoted[3]}`;
@@ -127,8 +170,8 @@ function splitLine(text: string, line: number, file: string, problems: SourcePro
     );
   }
   // The value starts at the first colon outside a quoted parameter value (RFC 5545 §3.2).
-  let colon = text.indexOf(':');
-  const quote = text.indexOf('"');
+  let colon = text.indexOf(':', name.length);
+  const quote = text.indexOf('"', name.length);
   if (quote !== -1 && quote < colon) colon = colonOutsideQuotes(text);
   if (colon === -1) {
     problems.push(
@@ -136,16 +179,16 @@ function splitLine(text: string, line: number, file: string, problems: SourcePro
     );
     return null;
   }
-  const head = text.slice(0, colon).split(';');
-  const name = head[0].toUpperCase();
-  const params = head.slice(1);
+  const params = colon === name.length ? [] : text.slice(name.length + 1, colon).split(';');
   let value = text.slice(colon + 1);
-  if ((name === 'RRULE' || name === 'EXRULE') && /\s/.test(value)) {
-    value = value.replace(/\s+/g, '');
-    problems.push(
-      problem('warning', ICS_PROBLEMS.repairedLine, `removed blanks inside ${name}`, { file, line }),
-    );
-  } else if (DATE_PROPERTIES.has(name) && /^\s*\d{8}\s*(?:,\s*\d{8}\s*)*$/.test(value)) {
+  if (name === 'RRULE' || name === 'EXRULE') {
+    if (/\s/.test(value)) {
+      value = value.replace(/\s+/g, '');
+      problems.push(
+        problem('warning', ICS_PROBLEMS.repairedLine, `removed blanks inside ${name}`, { file, line }),
+      );
+    }
+  } else if (DATE_PROPERTIES.has(name) && !value.includes('T') && EIGHT_DIGIT_DATES.test(value)) {
     if (!params.some((p) => /^VALUE=/i.test(p))) {
       params.push('VALUE=DATE');
       problems.push(
@@ -178,14 +221,24 @@ function colonOutsideQuotes(text: string): number {
 
 /** The value of parameter `name` (case-insensitive), quotes removed, or undefined. */
 export function param(line: ContentLine, name: string): string | undefined {
-  const prefix = `${name.toUpperCase()}=`;
+  if (line.params.length === 0) return undefined;
+  const upperName = name.toUpperCase();
   for (const p of line.params) {
-    if (p.length >= prefix.length && p.slice(0, prefix.length).toUpperCase() === prefix) {
-      const value = p.slice(prefix.length);
+    if (p.length > upperName.length && p.charCodeAt(upperName.length) === 61 && startsUpper(p, upperName)) {
+      const value = p.slice(upperName.length + 1);
       return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
     }
   }
   return undefined;
+}
+
+/** Whether `text` starts with `upperName`, ignoring the case of ASCII letters in `text`. */
+function startsUpper(text: string, upperName: string): boolean {
+  for (let i = 0; i < upperName.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c >= 97 && c <= 122 ? c - 32 : c) !== upperName.charCodeAt(i)) return false;
+  }
+  return true;
 }
 
 /** RFC 5545 §3.3.11 TEXT unescaping: `\n`, `\,`, `\;`, `\\`. */

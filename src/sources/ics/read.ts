@@ -1,8 +1,10 @@
 // readIcs: .ics bytes → EventRecords, one per single event and per occurrence of a series in the window
-// (spec/pipeline.md, "Identity", "Time", "Parsing .ics written by real software"). The adapter around
-// node-ical: decode.ts (BOM), lines.ts (line numbers, repairs), components.ts (VEVENT blocks, truncation),
-// vevent.ts (one VEVENT, node-ical for its properties), records.ts (series, overrides, keys), recurrence.ts
-// (expansion). Here: the zones and the floating zone, and one streaming pass over the file.
+// (spec/pipeline.md, "Identity", "Time", "Parsing .ics written by real software"). Our own reader (issue 17:
+// node-ical's parser per VEVENT was the largest cost): decode.ts (BOM, folds inside a UTF-8 character),
+// lines.ts (content lines, line numbers, repairs), components.ts (VEVENT blocks, truncation), vevent.ts (one
+// VEVENT), fields.ts (its properties), records.ts (series, overrides, keys), recurrence.ts (expansion),
+// rule.ts (RRULEs, on rrule-temporal). Here: the zones and the floating zone, and one streaming pass over
+// the file.
 
 import { normalizeTimezone } from '../../model/timezone.ts';
 import type { SourceProblem, SourceResult, Window } from '../record.ts';
@@ -45,13 +47,13 @@ export function readIcs(bytes: Uint8Array, options: ReadIcsOptions): SourceResul
       if (event !== null) events.push(event);
       read();
     });
-    for (const l of eachContentLine(text, file, problems)) reader.line(l);
+    eachContentLine(text, file, problems, (l) => reader.line(l));
     parts = reader.end();
     ctx ??= context(parts, options, problems);
   } else {
     // A zone defined after the events that use it: first the zones, then the events.
     const first = new ComponentReader(file, () => {});
-    for (const l of eachContentLine(text, file, [])) first.line(l);
+    eachContentLine(text, file, [], (l) => first.line(l));
     ctx = context(first.end(), options, problems);
     const zonesFirst = ctx;
     const reader = new ComponentReader(file, (block) => {
@@ -59,7 +61,7 @@ export function readIcs(bytes: Uint8Array, options: ReadIcsOptions): SourceResul
       if (event !== null) events.push(event);
       read();
     });
-    for (const l of eachContentLine(text, file, problems)) reader.line(l);
+    eachContentLine(text, file, problems, (l) => reader.line(l));
     parts = reader.end();
   }
   problems.push(...parts.problems);

@@ -1,37 +1,38 @@
 // A series → its occurrences overlapping the window (spec/pipeline.md, "Time": RRULE, RDATE, EXDATE expanded
-// within a window into single events, because the API has no series). Pure: the RRULE arithmetic is the
-// `rrule` object node-ical builds (rrule-temporal underneath, which keeps wall-clock times across DST when its
-// DTSTART carries an IANA zone), one per RRULE line; this module turns its Dates back into wall times, adds
-// DTSTART and the RDATEs (a PERIOD with its own end), removes EXDATEs and duplicates, gives each occurrence its
-// instance id and end, and keeps what overlaps the window. Overrides (RECURRENCE-ID, RANGE=THISANDFUTURE) are
-// the reader's business (read.ts): it matches them to `instance` keys.
+// within a window into single events, because the API has no series). Pure: the RRULE arithmetic is the rule
+// rule.ts builds (rrule-temporal, node-ical's engine, which keeps wall-clock times across DST when its DTSTART
+// carries an IANA zone; simple daily and weekly rules computed in rule.ts), one per RRULE line; this module
+// turns its Dates back into wall times, adds DTSTART and the RDATEs (a PERIOD with its own end), removes
+// EXDATEs and duplicates, gives each occurrence its instance id and end, and keeps what overlaps the window.
+// Overrides (RECURRENCE-ID, RANGE=THISANDFUTURE) are the reader's business (read.ts): it matches them to
+// `instance` keys.
 //
-// Why node-ical and our own expansion, not ical.js (issue 4, measured): on the 20,000-VEVENT benchmark
-// (bench/parse.ts) the whole source stage runs at ~0.7× plain node-ical's parse per CPU second, within the
-// goal. ical.js parses faster but rejects a whole file over one malformed line, crashes on RDATE;VALUE=PERIOD,
-// reads TZIDs without a VTIMEZONE as floating, ignores BYWEEKNO on yearly rules, puts wall times in a DST gap
-// or overlap on the wrong side (RFC 5545 §3.3.5), drops a DTSTART its rule does not produce and doubles an
-// RDATE equal to a rule instance — it serves as the tests' independent oracle instead
-// (test/sources/ics/oracle.ts), where each of these is a commented deliberate difference. What node-ical
-// alone gets wrong, and where it is handled: RDATE ignored (vevent.ts rdateList, here), RANGE=THISANDFUTURE
-// read as a one-instance override (read.ts shiftedBy), only the first of several RRULEs (vevent.ts), COUNT not
-// counting a DTSTART the rule does not produce (vevent.ts countingDtstart), custom and Windows-label TZIDs read
-// as UTC (zones.ts), floating times in the host's zone and all-day dates as host midnights (times.ts, RuleMode
-// `date` below), overrides without their master collapsed (read.ts).
+// Why our own reader and rrule-temporal, not ical.js (issues 4 and 17, measured with bench/parse.ts): the
+// reader takes well under ical.js's CPU for parse + expand of the same file. ical.js rejects a whole file over
+// one malformed line, crashes on RDATE;VALUE=PERIOD, reads TZIDs without a VTIMEZONE as floating, ignores
+// BYWEEKNO on yearly rules, puts wall times in a DST gap or overlap on the wrong side (RFC 5545 §3.3.5), drops
+// a DTSTART its rule does not produce and doubles an RDATE equal to a rule instance — it serves as the tests'
+// independent oracle instead (test/sources/ics/oracle.ts), where each of these is a commented deliberate
+// difference. What node-ical (whose rule engine we use) alone gets wrong, and where it is handled: RDATE
+// ignored (vevent.ts rdateList, here), RANGE=THISANDFUTURE read as a one-instance override (read.ts
+// shiftedBy), only the first of several RRULEs (vevent.ts), COUNT not counting a DTSTART the rule does not
+// produce (vevent.ts countingDtstart), custom and Windows-label TZIDs read as UTC (zones.ts), floating times
+// in the host's zone and all-day dates as host midnights (times.ts, RuleMode `date` below), overrides without
+// their master collapsed (read.ts).
 
 import { msToWire } from '../../model/civil-time.ts';
 import type { Window } from '../record.ts';
 import { atInstant, atWall, endFor, instanceOf, type Moment } from './times.ts';
 
-/** What node-ical's `rrule` offers (its RRuleCompatWrapper). */
+/** A rule's occurrences between two instants (rule.ts builds it with rrule-temporal). */
 export interface RuleSource {
   between(after: Date, before: Date, inclusive: boolean): Date[];
 }
 
 /**
- * How the rule's Dates are to be read, matching the DTSTART the reader gave node-ical:
+ * How the rule's Dates are to be read, matching the DTSTART rule.ts gave rrule-temporal:
  * `zone` → instants in the series' IANA zone; `wall` → wall times written as UTC (floating times and
- * fixed-offset zones); `date` → node-ical's all-day Dates, host-local midnights (read with local getters).
+ * fixed-offset zones); `date` → all-day dates as UTC midnights.
  */
 export type RuleMode = 'zone' | 'wall' | 'date';
 
@@ -121,10 +122,6 @@ function instantKey(ms: number): string {
 
 function fromRule(series: Series, date: Date): Moment {
   const like = series.start.value;
-  if (series.ruleMode === 'date') {
-    // node-ical builds all-day occurrences as `new Date(y, m, d)`: local getters give the date back on any host.
-    return atWall(like, Date.UTC(date.getFullYear(), date.getMonth(), date.getDate()));
-  }
-  if (series.ruleMode === 'wall') return atWall(like, date.getTime());
+  if (series.ruleMode !== 'zone') return atWall(like, date.getTime());
   return atInstant(like, date.getTime());
 }

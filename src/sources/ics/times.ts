@@ -4,7 +4,7 @@
 // zone. Floating times get, in order: X-WR-TIMEZONE, the file's only VTIMEZONE, the caller's default zone;
 // with none of these they stay floating (RFC 5545 §3.3.5 form #1).
 
-import { DAY, msToWire, wireToMs } from '../../model/civil-time.ts';
+import { DAY, fieldsToMs, msToWire, wireToMs } from '../../model/civil-time.ts';
 import { offsetAt, wallToInstant, zoneInfo } from '../../model/timezone.ts';
 import type { TimeValue } from '../record.ts';
 import { type ContentLine, param } from './lines.ts';
@@ -24,59 +24,93 @@ export interface TimeContext {
 
 export type ParsedTime = { moment: Moment; unknownZone?: string } | { error: string };
 
-// `20131210Z`: a DATE with a stray Z (older calendar servers write RDATEs so): a date has no zone to be in.
-const DATE = /^(\d{4})(\d{2})(\d{2})Z?$/i;
-const DATE_TIME = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})?(Z)?$/i;
-
 /** One DATE or DATE-TIME value of `line` (`text` for the items of a comma list). */
 export function parseTime(line: ContentLine, text: string, ctx: TimeContext): ParsedTime {
   const value = text.trim();
   const isDate = param(line, 'VALUE')?.toUpperCase() === 'DATE';
-  const d = DATE.exec(value);
-  if (d !== null) {
-    const wire = `${d[1]}-${d[2]}-${d[3]} 00:00:00`;
-    if (!validDate(d[1], d[2], d[3], '00', '00', '00')) return { error: `bad date "${value}"` };
-    return { moment: { value: { kind: 'date', date: wire.slice(0, 10) }, ms: wireToMs(wire) } };
-  }
-  const m = DATE_TIME.exec(value);
-  if (m === null) return { error: `expected a date or date-time, got "${value}"` };
-  const seconds = m[6] ?? '00';
-  if (!validDate(m[1], m[2], m[3], m[4], m[5], seconds)) return { error: `bad date-time "${value}"` };
-  const local = `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${seconds}`;
-  if (isDate) {
-    // VALUE=DATE with a time part (some exporters): the date is what they meant.
-    return {
-      moment: {
-        value: { kind: 'date', date: local.slice(0, 10) },
-        ms: wireToMs(`${local.slice(0, 10)} 00:00:00`),
-      },
-    };
-  }
-  if (m[7] !== undefined) return { moment: zoned(local, 'UTC') };
+  const f = dateFields(value);
+  if (f === null) return { error: `expected a date or date-time, got "${value}"` };
+  if (!validDate(f)) return { error: `bad ${f.time ? 'date-time' : 'date'} "${value}"` };
+  const date = `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`;
+  // VALUE=DATE with a time part (some exporters): the date is what they meant.
+  if (!f.time || isDate)
+    return { moment: { value: { kind: 'date', date }, ms: fieldsToMs(f.y, f.mo, f.d, 0, 0, 0) } };
+  const local = `${date} ${value.slice(9, 11)}:${value.slice(11, 13)}:${f.seconds ? value.slice(13, 15) : '00'}`;
+  const wall = fieldsToMs(f.y, f.mo, f.d, f.h, f.mi, f.s);
+  if (f.utc) return { moment: zoned(local, 'UTC', wall) };
   const tzid = param(line, 'TZID');
   if (tzid !== undefined) {
     const zone = ctx.zones.resolve(tzid);
-    if (zone !== null) return { moment: zoned(local, zone) };
-    return { moment: floating(local, ctx.floatingZone), unknownZone: tzid };
+    if (zone !== null) return { moment: zoned(local, zone, wall) };
+    return { moment: floating(local, ctx.floatingZone, wall), unknownZone: tzid };
   }
-  return { moment: floating(local, ctx.floatingZone) };
+  return { moment: floating(local, ctx.floatingZone, wall) };
 }
 
-function validDate(y: string, mo: string, d: string, h: string, mi: string, s: string): boolean {
-  const wire = `${y}-${mo}-${d} ${h}:${mi}:${s}`;
-  // Leap seconds (`:60`) and 24:00 roll over; anything else that does not survive is no date.
-  return Number(y) >= 1 && msToWire(wireToMs(wire)) === wire;
+interface DateFields {
+  y: number;
+  mo: number;
+  d: number;
+  h: number;
+  mi: number;
+  s: number;
+  time: boolean;
+  seconds: boolean;
+  utc: boolean;
 }
 
-function zoned(local: string, zone: string, floating?: true): Moment {
-  const ms = wallToInstant(wireToMs(local), zoneInfo(zone));
+/**
+ * `YYYYMMDD` (a stray `Z` allowed: older calendar servers write RDATEs so, and a date has no zone to be
+ * in) or `YYYYMMDDTHHMM[SS][Z]`, read by character code (this runs for every date of the file); null
+ * when the value has neither form.
+ */
+function dateFields(v: string): DateFields | null {
+  const n = v.length;
+  if (n < 8 || !digits(v, 0, 8)) return null;
+  const y = num(v, 0, 4);
+  const mo = num(v, 4, 2);
+  const d = num(v, 6, 2);
+  const z = (at: number) => at === n - 1 && (v.charCodeAt(at) | 32) === 122;
+  if (n === 8 || (n === 9 && z(8)))
+    return { y, mo, d, h: 0, mi: 0, s: 0, time: false, seconds: false, utc: false };
+  if ((v.charCodeAt(8) | 32) !== 116 || n < 13 || !digits(v, 9, 4)) return null;
+  const seconds = n >= 15 && digits(v, 13, 2);
+  const end = seconds ? 15 : 13;
+  if (end !== n && !z(end)) return null;
+  const s = seconds ? num(v, 13, 2) : 0;
+  return { y, mo, d, h: num(v, 9, 2), mi: num(v, 11, 2), s, time: true, seconds, utc: end !== n };
+}
+
+function digits(v: string, from: number, count: number): boolean {
+  for (let i = from; i < from + count; i++) {
+    const c = v.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+function num(v: string, from: number, count: number): number {
+  let n = 0;
+  for (let i = from; i < from + count; i++) n = n * 10 + v.charCodeAt(i) - 48;
+  return n;
+}
+
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+// Out of range is no date, leap seconds (`:60`) and 24:00 included (they would roll over).
+function validDate(f: DateFields): boolean {
+  if (f.y < 1 || f.mo < 1 || f.mo > 12 || f.d < 1 || f.d > MONTH_DAYS[f.mo - 1]) return false;
+  if (f.mo === 2 && f.d === 29 && !(f.y % 4 === 0 && (f.y % 100 !== 0 || f.y % 400 === 0))) return false;
+  return f.h < 24 && f.mi < 60 && f.s < 60;
+}
+
+function zoned(local: string, zone: string, wall = wireToMs(local), floating?: true): Moment {
+  const ms = wallToInstant(wall, zoneInfo(zone));
   return { value: floating ? { kind: 'zoned', local, zone, floating } : { kind: 'zoned', local, zone }, ms };
 }
 
-function floating(local: string, zone: string | null): Moment {
-  return zone === null
-    ? { value: { kind: 'floating', local }, ms: wireToMs(local) }
-    : zoned(local, zone, true);
+function floating(local: string, zone: string | null, wall: number): Moment {
+  return zone === null ? { value: { kind: 'floating', local }, ms: wall } : zoned(local, zone, wall, true);
 }
 
 /** The wall time of a moment as epoch ms (a date: its midnight). */
@@ -93,14 +127,15 @@ export function atWall(like: TimeValue, wall: number): Moment {
       ms: wireToMs(`${wire.slice(0, 10)} 00:00:00`),
     };
   if (like.kind === 'floating') return { value: { kind: 'floating', local: wire }, ms: wall };
-  return zoned(wire, like.zone, like.floating);
+  return zoned(wire, like.zone, wall, like.floating);
 }
 
 /** A moment of the same kind and zone as `like`, at instant `ms` (date and floating: wall as UTC). */
 export function atInstant(like: TimeValue, ms: number): Moment {
   if (like.kind !== 'zoned') return atWall(like, ms);
   const info = zoneInfo(like.zone);
-  return zoned(msToWire(ms + offsetAt(info, ms)), like.zone, like.floating);
+  const wall = ms + offsetAt(info, ms);
+  return zoned(msToWire(wall), like.zone, wall, like.floating);
 }
 
 /**
@@ -140,13 +175,17 @@ export function parseDuration(text: string): number | null {
 /** Identity of an occurrence: compact for keys (`20270301T180000Z`, `20270301`), ISO for the record. */
 export function instanceOf(moment: Moment): { key: string; iso: string } {
   const v = moment.value;
-  if (v.kind === 'date') return { key: v.date.replaceAll('-', ''), iso: v.date };
+  if (v.kind === 'date')
+    return { key: v.date.slice(0, 4) + v.date.slice(5, 7) + v.date.slice(8), iso: v.date };
   // Floating times have no instant of their own (even once a reader's zone is applied): their wall time
   // stands in, without the `Z`, so that changing that zone does not re-key the series.
   const instant = v.kind === 'zoned' && !v.floating;
   const wire = instant ? msToWire(moment.ms) : v.local;
-  const iso = `${wire.slice(0, 10)}T${wire.slice(11)}${instant ? 'Z' : ''}`;
-  return { key: iso.replace(/[-:]/g, ''), iso };
+  const z = instant ? 'Z' : '';
+  // By position, not by regex: this runs for every occurrence of every series.
+  const date = wire.slice(0, 4) + wire.slice(5, 7) + wire.slice(8, 10);
+  const time = wire.slice(11, 13) + wire.slice(14, 16) + wire.slice(17, 19);
+  return { key: `${date}T${time}${z}`, iso: `${wire.slice(0, 10)}T${wire.slice(11)}${z}` };
 }
 
 /** `moment` as a date (for a date-time RECURRENCE-ID or EXDATE on an all-day series). */

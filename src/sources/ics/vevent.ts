@@ -1,6 +1,6 @@
 // One VEVENT block → a parsed event: identity (UID or a deterministic key), start and end as Moments
-// (DTEND, else DURATION, else the RFC 5545 §3.6.1 defaults), RECURRENCE-ID, the recurrence parts and the
-// fields from node-ical. A VEVENT that cannot become a record (no DTSTART, an unparseable date, an end
+// (DTEND, else DURATION, else the RFC 5545 §3.6.1 defaults), RECURRENCE-ID, the recurrence parts (rule.ts)
+// and the fields (fields.ts). A VEVENT that cannot become a record (no DTSTART, an unparseable date, an end
 // before its start) is reported as an error naming file, line, UID and field, and yields null.
 
 import { createHash } from 'node:crypto';
@@ -9,9 +9,10 @@ import { zoneInfo } from '../../model/timezone.ts';
 import type { SourceProblem } from '../record.ts';
 import type { VEventBlock } from './components.ts';
 import { ICS_PROBLEMS, NO_TITLE, problem } from './errors.ts';
-import { type EventFields, readProperties } from './fields.ts';
+import { type EventFields, readFields } from './fields.ts';
 import { type ContentLine, param, unescapeText } from './lines.ts';
 import type { RDate, RuleMode, RuleSource } from './recurrence.ts';
+import { buildRule } from './rule.ts';
 import { asDate, atWall, type Moment, parseDuration, parseTime, type TimeContext, wallMs } from './times.ts';
 
 export interface ParsedEvent {
@@ -109,15 +110,14 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
   const ruleMode = modeOf(start);
   const rules: RuleSource[] = [];
   let dtstartOnly = false; // a COUNT=1 rule whose one instance is DTSTART: a series, so EXDATE applies
-  let parsed: ReturnType<typeof readProperties> | undefined;
-  for (const [index, rruleLine] of ruleLines.entries()) {
+  for (const rruleLine of ruleLines) {
     try {
-      const recurrence = { dtstart: ruleDtstart(start, ruleMode), rrule: `RRULE:${rruleLine.value}` };
-      // The first rule comes with the fields; further RRULEs (node-ical keeps only one) are read on their own.
-      const withRule = readProperties(index === 0 ? props : [], recurrence);
-      if (withRule.rule === undefined) throw new Error('no rule');
-      if (index === 0) parsed = withRule;
-      const rule = countingDtstart(withRule.rule, rruleLine.value, start, ruleMode, recurrence);
+      const rule = countingDtstart(
+        buildRule(rruleLine.value, start, ruleMode),
+        rruleLine.value,
+        start,
+        ruleMode,
+      );
       if (rule !== null) rules.push(rule);
       else dtstartOnly = true;
     } catch (error) {
@@ -126,18 +126,10 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
         problem(
           'warning',
           ICS_PROBLEMS.badRrule,
-          `RRULE not understood (${why}); ${index === 0 && ruleLines.length === 1 ? 'read as a single event' : 'this rule ignored'}`,
+          `RRULE not understood (${why}); ${ruleLines.length === 1 ? 'read as a single event' : 'this rule ignored'}`,
           at(rruleLine, 'RRULE'),
         ),
       );
-    }
-  }
-  if (parsed === undefined) {
-    try {
-      parsed = readProperties(props);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      return fail(ICS_PROBLEMS.badVevent, `properties not readable (${why})`, undefined, 'VEVENT');
     }
   }
   const sequence = Number(first('SEQUENCE')?.value);
@@ -151,7 +143,7 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
     ruleMode,
     rdates,
     exdates,
-    fields: parsed.fields,
+    fields: readFields(props),
   };
   if (uid !== undefined) event.uid = uid;
   if (dtstartOnly) event.dtstartOnly = true;
@@ -255,13 +247,7 @@ function rdateList(props: ContentLine[], time: TimeReader): RDate[] {
  * does not produce it. rrule-temporal (like ical.js) counts only the rule's own instances, so a COUNT=n
  * rule whose DTSTART it does not produce is read as COUNT=n−1 (null: COUNT=1, DTSTART is the only one).
  */
-function countingDtstart(
-  rule: RuleSource,
-  rrule: string,
-  start: Moment,
-  mode: RuleMode,
-  recurrence: { dtstart: string; rrule: string },
-): RuleSource | null {
+function countingDtstart(rule: RuleSource, rrule: string, start: Moment, mode: RuleMode): RuleSource | null {
   const count = /(?:^|;)COUNT=(\d+)/i.exec(rrule);
   if (count === null) return rule;
   const at = ruleDate(start, mode);
@@ -269,20 +255,12 @@ function countingDtstart(
   if (rule.between(new Date(at - DAY), new Date(at + DAY), true).some((d) => d.getTime() === at)) return rule;
   const n = Number(count[1]);
   if (n <= 1) return null;
-  const fewer = readProperties([], {
-    ...recurrence,
-    rrule: recurrence.rrule.replace(/COUNT=\d+/i, `COUNT=${n - 1}`),
-  });
-  return fewer.rule ?? rule;
+  return buildRule(rrule.replace(/COUNT=\d+/i, `COUNT=${n - 1}`), start, mode);
 }
 
 /** DTSTART as the rule's Dates express it (see RuleMode). */
 function ruleDate(start: Moment, mode: RuleMode): number {
-  const wall = wallMs(start.value);
-  if (mode === 'zone') return start.ms;
-  if (mode === 'wall') return wall;
-  const d = new Date(wall);
-  return new Date(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate()).getTime();
+  return mode === 'zone' ? start.ms : wallMs(start.value);
 }
 
 function modeOf(start: Moment): RuleMode {
@@ -291,13 +269,6 @@ function modeOf(start: Moment): RuleMode {
   // rrule-temporal keeps wall-clock times only in an IANA zone; fixed offsets and floating times are
   // handed to it as wall times in UTC, where wall time and instant agree.
   return v.kind === 'zoned' && v.zone !== 'UTC' && zoneInfo(v.zone).iana !== null ? 'zone' : 'wall';
-}
-
-function ruleDtstart(start: Moment, mode: RuleMode): string {
-  const v = start.value;
-  if (v.kind === 'date') return `DTSTART;VALUE=DATE:${v.date.replaceAll('-', '')}`;
-  const compact = v.local.replace(/[-:]/g, '').replace(' ', 'T');
-  return mode === 'zone' && v.kind === 'zoned' ? `DTSTART;TZID=${v.zone}:${compact}` : `DTSTART:${compact}Z`;
 }
 
 function sha16(text: string): string {

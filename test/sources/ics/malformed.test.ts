@@ -79,6 +79,32 @@ describe('readIcs on files real software writes', () => {
     }
   });
 
+  it('joins a multi-byte UTF-8 character that a fold at 75 octets split, keeping every line number', () => {
+    // "Café €5": a fold after the first byte of é (2 bytes) with CRLF, after two bytes of € (3) with LF.
+    const enc = (s: string) => [...Buffer.from(s, 'utf8')];
+    const e = enc('é');
+    const euro = enc('€');
+    const text = [
+      ...enc('BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nUID:split\r\nDTSTART:20270301T180000Z\r\nSUMMARY:Caf'),
+      e[0],
+      ...enc('\r\n '),
+      e[1],
+      ...enc(' '),
+      euro[0],
+      euro[1],
+      ...enc('\n\t'),
+      euro[2],
+      ...enc('5\r\nEND:VEVENT\r\nBEGIN:VEVENT\r\nUID:next\r\nDTSTART:20270302T180000Z\r\n'),
+      ...enc('SUMMARY:Plain\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n'),
+    ];
+    const result = readIcs(new Uint8Array(text), { file: 'split.ics', window: YEAR_2027 });
+    expect(result.records.map((r) => [r.title, r.origin.line])).toEqual([
+      ['Café €5', 2],
+      ['Plain', 9],
+    ]);
+    expect(result.problems).toEqual([]);
+  });
+
   it('reads a truncated UTF-16 file up to its last complete VEVENT', () => {
     const text = calendar(...vevent('UID:a', 'DTSTART:20270301T180000Z'), ...vevent('UID:b', 'DTSTART:2027'));
     const bytes = new Uint8Array([

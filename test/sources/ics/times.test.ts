@@ -21,6 +21,36 @@ describe('readIcs times', () => {
     ]);
   });
 
+  it('reads the forms of DATE and DATE-TIME real files write, and drops impossible ones with their line', () => {
+    const result = read(
+      calendar(
+        ...vevent('UID:lower', 'DTSTART:20270301t190000z'),
+        ...vevent('UID:minutes', 'DTSTART;TZID=Europe/Berlin:20270301T1930'),
+        ...vevent('UID:stray-z', 'DTSTART;VALUE=DATE:20270302Z'),
+        ...vevent('UID:leap', 'DTSTART;VALUE=DATE:20280229'),
+        ...vevent('UID:time-as-date', 'DTSTART;value=date:20270303T101500'),
+        ...vevent('UID:feb29', 'DTSTART;VALUE=DATE:20270229'),
+        ...vevent('UID:midnight24', 'DTSTART:20270301T240000Z'),
+        ...vevent('UID:second60', 'DTSTART:20270301T235960Z'),
+        ...vevent('UID:short', 'DTSTART:20270301T19'),
+      ),
+      { window: { from: new Date('2027-01-01T00:00:00Z'), to: new Date('2029-01-01T00:00:00Z') } },
+    );
+    expect(Object.fromEntries(result.records.map((r) => [r.key, r.start]))).toEqual({
+      lower: { kind: 'zoned', local: '2027-03-01 19:00:00', zone: 'UTC' },
+      minutes: { kind: 'zoned', local: '2027-03-01 19:30:00', zone: 'Europe/Berlin' },
+      'stray-z': { kind: 'date', date: '2027-03-02' },
+      leap: { kind: 'date', date: '2028-02-29' },
+      'time-as-date': { kind: 'date', date: '2027-03-03' },
+    });
+    expect(result.problems.map((p) => [p.code, p.message.split(';')[0]])).toEqual([
+      ['ics_bad_date', 'test.ics:26: DTSTART: bad date "20270229"'],
+      ['ics_bad_date', 'test.ics:30: DTSTART: bad date-time "20270301T240000Z"'],
+      ['ics_bad_date', 'test.ics:34: DTSTART: bad date-time "20270301T235960Z"'],
+      ['ics_bad_date', 'test.ics:38: DTSTART: expected a date or date-time, got "20270301T19"'],
+    ]);
+  });
+
   it('reads TZID and UTC times as wall times in their zone', () => {
     const result = read(
       calendar(
