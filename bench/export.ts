@@ -83,13 +83,29 @@ function measure<T>(fn: () => T): { cold_ms: number; median_ms: number; value: T
   return { cold_ms: round(cold.ms), median_ms: round(runs[2]), value: cold.value };
 }
 
-function renderPhase(dataFile: string) {
+/** `fn` once cold, then the median of five, for an async `fn`. */
+async function measureAsync<T>(
+  fn: () => Promise<T>,
+): Promise<{ cold_ms: number; median_ms: number; value: T }> {
+  const once = async () => {
+    const started = performance.now();
+    const value = await fn();
+    return { ms: performance.now() - started, value };
+  };
+  const cold = await once();
+  const runs: number[] = [];
+  for (let i = 0; i < 5; i++) runs.push((await once()).ms);
+  runs.sort((a, b) => a - b);
+  return { cold_ms: round(cold.ms), median_ms: round(runs[2]), value: cold.value };
+}
+
+async function renderPhase(dataFile: string) {
   const store = openSqliteStore(dataFile);
   try {
     const cfg = resolveConfig({ siteUrl: SITE });
     const feed = feedSpec({ name: 'all' });
     const now = new Date();
-    const loaded = measure(() => loadStoreFeed(store, cfg, feed, now));
+    const loaded = await measureAsync(() => loadStoreFeed(store, cfg, feed, now));
     const data = loaded.value;
     const opts = {
       host: cfg.host,
@@ -109,12 +125,12 @@ function renderPhase(dataFile: string) {
       peak_rss_mb: { after_ics: rssAfterIcs, after_csv: peakRssMb() },
     };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
 /** `renderPhase` in a child process of this script: its own heap and peak RSS. */
-async function renderInChild(dataFile: string): Promise<ReturnType<typeof renderPhase>> {
+async function renderInChild(dataFile: string): Promise<Awaited<ReturnType<typeof renderPhase>>> {
   const child = spawn(process.execPath, [import.meta.filename, '--render-only', dataFile], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -198,5 +214,5 @@ async function main(): Promise<number> {
   }
 }
 
-if (opts['render-only']) process.stdout.write(JSON.stringify(renderPhase(opts['render-only'])));
+if (opts['render-only']) process.stdout.write(JSON.stringify(await renderPhase(opts['render-only'])));
 else process.exitCode = await main();

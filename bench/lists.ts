@@ -82,7 +82,7 @@ async function main(): Promise<number> {
     const loadBefore = loadavg()[0];
     const store = openSqliteStore(dataFile);
     const auth = (await benchEditor(store)).authorization;
-    store.close();
+    await store.close();
     server = await startServe({ dataFile, args: ['--host', '127.0.0.1'] });
     progress(`seeding ${events} events`);
     await seedEvents(server.origin, auth, events);

@@ -18,7 +18,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 export async function benchEditor(
   store: Store,
 ): Promise<{ login: string; password: string; authorization: string }> {
-  const user = store.insertUser({
+  const user = await store.insertUser({
     login: 'bench',
     email: 'bench@example.org',
     role: 'editor',

@@ -67,7 +67,7 @@ async function makeUser(dataFile: string): Promise<string> {
   try {
     return (await benchEditor(store)).authorization;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

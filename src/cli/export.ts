@@ -146,9 +146,9 @@ async function run(io: CliIO): Promise<number> {
   }
 
   if (source.kind === 'store') {
-    const unknown = unknownFilter(source.store, values);
+    const unknown = await unknownFilter(source.store, values);
     if (unknown) {
-      source.store.close();
+      await source.store.close();
       io.stderr.write(`export: ${unknown} in ${values.data}; nothing written\n`);
       return 2;
     }
@@ -171,7 +171,7 @@ async function run(io: CliIO): Promise<number> {
     io.stderr.write(`export: ${e.code ? `${e.code}: ` : ''}${e.message}\n`);
     return 1;
   } finally {
-    if (source.kind === 'store') source.store.close();
+    if (source.kind === 'store') await source.store.close();
   }
 }
 
@@ -179,22 +179,22 @@ async function run(io: CliIO): Promise<number> {
  * The first filter that names nothing in the store (`--category nosuch`): a typo must not pass for an
  * empty calendar. Names and slugs as the served feeds take them; venues and organizers also by id.
  */
-function unknownFilter(
+async function unknownFilter(
   store: Store,
   values: { category?: string[]; tag?: string[]; venue?: string[]; organizer?: string[] },
-): string | undefined {
+): Promise<string | undefined> {
+  const term = async (kind: 'categories' | 'tags', name: string) =>
+    (await store.findTermBySlug(kind, name)) ?? (await store.findTermByName(kind, name));
   for (const name of values.category ?? [])
-    if (!(store.findTermBySlug('categories', name) ?? store.findTermByName('categories', name)))
-      return `--category ${name}: no category with that slug or name`;
+    if (!(await term('categories', name))) return `--category ${name}: no category with that slug or name`;
   for (const name of values.tag ?? [])
-    if (!(store.findTermBySlug('tags', name) ?? store.findTermByName('tags', name)))
-      return `--tag ${name}: no tag with that slug or name`;
+    if (!(await term('tags', name))) return `--tag ${name}: no tag with that slug or name`;
   for (const kind of ['venue', 'organizer'] as const)
     for (const name of values[kind] ?? []) {
       const found =
-        (/^\d+$/.test(name) ? store.getLinked(kind, Number(name)) : undefined) ??
-        store.findBySlug(kind, name) ??
-        store.findLinkedByName(kind, name);
+        (/^\d+$/.test(name) ? await store.getLinked(kind, Number(name)) : undefined) ??
+        (await store.findBySlug(kind, name)) ??
+        (await store.findLinkedByName(kind, name));
       if (!found) return `--${kind} ${name}: no ${kind} with that name, slug or id`;
     }
   return undefined;

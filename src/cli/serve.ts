@@ -135,7 +135,7 @@ async function run(io: CliIO): Promise<number> {
       logger: { level: io.env.LOG_LEVEL ?? 'info' },
     });
   } catch (err) {
-    store.close();
+    await store.close();
     io.stderr.write(`serve: ${(err as Error).message}\n`);
     return 2;
   }

@@ -52,7 +52,7 @@ async function usersMain(io: CliIO): Promise<number> {
   try {
     return await run(store, command, args, values, io);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -88,9 +88,9 @@ async function run(
       const role = values.role as Role | undefined;
       if (!login) return fail('add needs a login: npm run users -- add <login> --role <role>');
       if (!role || !ROLES.includes(role)) return fail(`--role must be one of ${ROLES.join(', ')}`);
-      if (store.findUser(login))
+      if (await store.findUser(login))
         return fail(`a user "${login}" already exists; use "password ${login}" for a new password`);
-      const user = store.insertUser({ login, email: values.email ?? '', role, display_name: login });
+      const user = await store.insertUser({ login, email: values.email ?? '', role, display_name: login });
       const { password } = await createAppPassword(store, user, values.name, now);
       io.stdout.write(
         `Created ${role} "${login}" (id ${user.id}).\nApplication password (shown once): ${formatAppPassword(password)}\n`,
@@ -98,7 +98,7 @@ async function run(
       return 0;
     }
     case 'password': {
-      const user = args[0] ? store.findUser(args[0]) : undefined;
+      const user = args[0] ? await store.findUser(args[0]) : undefined;
       if (!user) return fail(`no user "${args[0] ?? ''}"`);
       const { password, record } = await createAppPassword(store, user, values.name, now);
       io.stdout.write(
@@ -107,19 +107,19 @@ async function run(
       return 0;
     }
     case 'revoke': {
-      const user = args[0] ? store.findUser(args[0]) : undefined;
+      const user = args[0] ? await store.findUser(args[0]) : undefined;
       if (!user) return fail(`no user "${args[0] ?? ''}"`);
       const id = Number(args[1]);
-      if (!store.appPasswords(user.id).some((p) => p.id === id))
+      if (!(await store.appPasswords(user.id)).some((p) => p.id === id))
         return fail(`"${user.login}" has no application password ${args[1] ?? ''}`);
-      store.deleteAppPassword(id);
+      await store.deleteAppPassword(id);
       io.stdout.write(`Revoked application password ${id} of "${user.login}".\n`);
       return 0;
     }
     case 'list': {
-      for (const u of store.listUsers()) {
+      for (const u of await store.listUsers()) {
         io.stdout.write(`${u.id}\t${u.login}\t${u.role}\t${u.email}\n`);
-        for (const p of store.appPasswords(u.id)) {
+        for (const p of await store.appPasswords(u.id)) {
           io.stdout.write(
             `\tpassword ${p.id}\t${p.name}\tcreated ${p.created_utc}\tlast used ${p.last_used_utc ?? 'never'}\n`,
           );
@@ -145,7 +145,7 @@ async function client(
 ): Promise<number> {
   switch (sub) {
     case 'add': {
-      const user = arg ? store.findUser(arg) : undefined;
+      const user = arg ? await store.findUser(arg) : undefined;
       if (!user) return fail(`no user "${arg ?? ''}": npm run users -- client add <login> [--name <label>]`);
       const { secret, record } = await createOAuthClient(store, user, name, now);
       io.stdout.write(
@@ -155,8 +155,8 @@ async function client(
       return 0;
     }
     case 'list': {
-      const logins = new Map(store.listUsers().map((u) => [u.id, u.login]));
-      for (const c of store.listOAuthClients()) {
+      const logins = new Map((await store.listUsers()).map((u) => [u.id, u.login]));
+      for (const c of await store.listOAuthClients()) {
         const state = c.revoked ? 'revoked' : 'active';
         io.stdout.write(
           `${c.client_id}\t${logins.get(c.user_id)}\t${c.name}\tcreated ${c.created_utc}\t${state}\n`,
@@ -165,7 +165,7 @@ async function client(
       return 0;
     }
     case 'revoke':
-      if (!arg || !store.revokeOAuthClient(arg)) return fail(`no OAuth client "${arg ?? ''}"`);
+      if (!arg || !(await store.revokeOAuthClient(arg))) return fail(`no OAuth client "${arg ?? ''}"`);
       io.stdout.write(`Revoked OAuth client ${arg}.\n`);
       return 0;
     default:

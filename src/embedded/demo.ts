@@ -156,7 +156,7 @@ export class DemoReset {
               : ''),
         );
       }
-      const owner = this.#owner();
+      const owner = await this.#owner();
       copyContent(fresh, this.#o.dataFile, owner);
       const result = {
         events: report.counts.event.created,
@@ -184,11 +184,16 @@ export class DemoReset {
   }
 
   /** The served store's `calsync` administrator, who owns imported content (local-target.ts). */
-  #owner(): number {
+  async #owner(): Promise<number> {
     const { store } = this.#o;
     const user =
-      store.findUser(LOCAL_USER) ??
-      store.insertUser({ login: LOCAL_USER, email: '', role: 'administrator', display_name: 'calsync' });
+      (await store.findUser(LOCAL_USER)) ??
+      (await store.insertUser({
+        login: LOCAL_USER,
+        email: '',
+        role: 'administrator',
+        display_name: 'calsync',
+      }));
     return user.id;
   }
 }

@@ -48,7 +48,7 @@ export async function openLocalTarget(options: LocalTargetOptions): Promise<Targ
   try {
     transport = await localTransport(store, options, `local ${options.dataFile}`);
   } catch (err) {
-    store.close();
+    await store.close();
     throw err;
   }
   // In-process requests share one event loop and one SQLite file: what concurrency buys here is the size
@@ -62,7 +62,7 @@ export async function openLocalTarget(options: LocalTargetOptions): Promise<Targ
 }
 
 async function localTransport(store: Store, options: LocalTargetOptions, label: string): Promise<Transport> {
-  const user = localUser(store);
+  const user = await localUser(store);
   const app = await buildApp({
     store,
     siteUrl: options.siteUrl,
@@ -82,7 +82,7 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
     label,
     async send(req) {
       try {
-        group.enter();
+        await group.enter();
         let answer: TransportResponse;
         try {
           answer = await inject(app, prefix, req);
@@ -142,19 +142,39 @@ async function inject(
 class GroupCommit {
   readonly #store: Store;
   #inFlight = 0;
-  #open = false;
+  /** The group's BEGIN, while a group is open; a request enters once it has settled. */
+  #began: Promise<void> | undefined;
+  /** The last group's COMMIT: the next group begins after it. */
+  #committed: Promise<void> = Promise.resolve();
   #waiting: { resolve: () => void; reject: (err: unknown) => void }[] = [];
 
   constructor(store: Store) {
     this.#store = store;
   }
 
-  enter(): void {
-    if (!this.#open) {
-      this.#store.beginGroup();
-      this.#open = true;
-    }
+  /**
+   * Joins the open group, or opens one; rejects when it could not be opened, and the request, which
+   * then fails, is not in it.
+   */
+  async enter(): Promise<void> {
     this.#inFlight++;
+    if (!this.#began) {
+      const began = this.#committed.then(
+        () => this.#store.beginGroup(),
+        () => this.#store.beginGroup(),
+      );
+      this.#began = began;
+      // A failed BEGIN opens nothing: the next request tries again.
+      began.catch(() => {
+        if (this.#began === began) this.#began = undefined;
+      });
+    }
+    try {
+      await this.#began;
+    } catch (err) {
+      this.#inFlight--;
+      throw err;
+    }
   }
 
   leave(): Promise<void> {
@@ -165,21 +185,27 @@ class GroupCommit {
 
   #commit(): void {
     const waiting = this.#waiting;
+    const began = this.#began;
     this.#waiting = [];
-    this.#open = false;
-    try {
-      this.#store.commitGroup();
-    } catch (err) {
-      for (const w of waiting) w.reject(err);
-      return;
-    }
-    for (const w of waiting) w.resolve();
+    this.#began = undefined;
+    const committed = (began ?? Promise.reject(new Error('no group was opened'))).then(() =>
+      this.#store.commitGroup(),
+    );
+    this.#committed = committed;
+    committed.then(
+      () => {
+        for (const w of waiting) w.resolve();
+      },
+      (err) => {
+        for (const w of waiting) w.reject(err);
+      },
+    );
   }
 }
 
 /** The administrator the local target writes as; created on first use. */
-function localUser(store: Store): UserRecord {
-  const found = store.findUser(LOCAL_USER);
+async function localUser(store: Store): Promise<UserRecord> {
+  const found = await store.findUser(LOCAL_USER);
   if (found) {
     if (found.role !== 'administrator') {
       throw new Error(

@@ -58,7 +58,7 @@ export async function exportFeed(
   let timezone: string | undefined;
   if (source.kind === 'store') {
     const config = resolveRenderConfig({ siteUrl: source.siteUrl, siteTimezone: source.siteTimezone });
-    data = loadStoreFeed(source.store, config, feed, now, feed.format);
+    data = await loadStoreFeed(source.store, config, feed, now, feed.format);
     host = config.host;
     timezone = config.siteTimezone;
   } else {

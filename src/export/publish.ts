@@ -29,7 +29,7 @@ export async function publishFeeds(p: FeedPublication, now: Date): Promise<strin
       written.push(...(await writeExport(await exportFeed(source, feed, now), feed.path as string)));
     }
   } finally {
-    if (source.kind === 'store') source.store.close();
+    if (source.kind === 'store') await source.store.close();
   }
   return written;
 }

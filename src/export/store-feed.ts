@@ -34,23 +34,29 @@ const ANONYMOUS = { statuses: ['publish' as const], ownStatuses: [], ownerId: nu
 const ZERO_DATE = '0000-00-00 00:00:00';
 
 /** Term ids for names or slugs; categories with their descendants. `[]` when none is known. */
-function termIds(store: Store, kind: 'categories' | 'tags', names: readonly string[]): number[] {
+async function termIds(
+  store: Store,
+  kind: 'categories' | 'tags',
+  names: readonly string[],
+): Promise<number[]> {
   const ids = new Set<number>();
   for (const name of names) {
-    const term = store.findTermBySlug(kind, name) ?? store.findTermByName(kind, name);
+    const term = (await store.findTermBySlug(kind, name)) ?? (await store.findTermByName(kind, name));
     if (!term) continue;
-    if (kind === 'categories') for (const id of store.categoryDescendants(term.id)) ids.add(id);
+    if (kind === 'categories') for (const id of await store.categoryDescendants(term.id)) ids.add(id);
     else ids.add(term.id);
   }
   return [...ids];
 }
 
-function linkedIds(store: Store, kind: LinkedKind, names: readonly string[]): number[] {
+async function linkedIds(store: Store, kind: LinkedKind, names: readonly string[]): Promise<number[]> {
   const ids = new Set<number>();
   for (const name of names) {
-    const byId = /^\d+$/.test(name) ? store.getLinked(kind, Number(name)) : undefined;
+    const byId = /^\d+$/.test(name) ? await store.getLinked(kind, Number(name)) : undefined;
     const found =
-      byId ?? store.findBySlug(kind, name) ?? store.findLinkedByName(kind, name, undefined, ANONYMOUS);
+      byId ??
+      (await store.findBySlug(kind, name)) ??
+      (await store.findLinkedByName(kind, name, undefined, ANONYMOUS));
     if (found && found.kind === kind) ids.add(found.id);
   }
   return [...ids];
@@ -62,7 +68,7 @@ interface Resolved {
   nothing: boolean;
 }
 
-function resolve(store: Store, f: FeedFilters, now: Date): Resolved {
+async function resolve(store: Store, f: FeedFilters, now: Date): Promise<Resolved> {
   const { endsAfter, startsBefore } = feedWindow(f, now);
   const query: EventQuery = {
     offset: 0,
@@ -73,16 +79,19 @@ function resolve(store: Store, f: FeedFilters, now: Date): Resolved {
     featured: f.featured,
   };
   let nothing = false;
-  const pick = (names: readonly string[] | undefined, find: (n: readonly string[]) => number[]) => {
+  const pick = async (
+    names: readonly string[] | undefined,
+    find: (n: readonly string[]) => Promise<number[]>,
+  ) => {
     if (!names || names.length === 0) return undefined;
-    const ids = find(names);
+    const ids = await find(names);
     if (ids.length === 0) nothing = true;
     return ids;
   };
-  query.categoryIds = pick(f.categories, (n) => termIds(store, 'categories', n));
-  query.tagIds = pick(f.tags, (n) => termIds(store, 'tags', n));
-  query.venueIds = pick(f.venues, (n) => linkedIds(store, 'venue', n));
-  query.organizerIds = pick(f.organizers, (n) => linkedIds(store, 'organizer', n));
+  query.categoryIds = await pick(f.categories, (n) => termIds(store, 'categories', n));
+  query.tagIds = await pick(f.tags, (n) => termIds(store, 'tags', n));
+  query.venueIds = await pick(f.venues, (n) => linkedIds(store, 'venue', n));
+  query.organizerIds = await pick(f.organizers, (n) => linkedIds(store, 'organizer', n));
   return { query, nothing };
 }
 
@@ -143,18 +152,18 @@ export interface FeedRecords {
  * A CSV has no tombstones (it cannot say "cancelled"), and has the events hidden from listings too (see
  * `loadStoreFeed`).
  */
-export function loadFeedRecords(
+export async function loadFeedRecords(
   store: Store,
   f: FeedFilters & { tombstoneDays: number },
   now: Date,
   format: 'ics' | 'csv' = 'ics',
-): FeedRecords {
+): Promise<FeedRecords> {
   const withTombstones = format === 'ics';
-  const { query, nothing } = resolve(store, f, now);
+  const { query, nothing } = await resolve(store, f, now);
   if (format === 'csv') query.withHidden = true;
-  const items = nothing ? [] : store.listEvents(query).items;
-  const rel = loadRelated(store, items, null);
-  const sequences = store.eventSequences(items.map((e) => e.id));
+  const items = nothing ? [] : (await store.listEvents(query)).items;
+  const rel = await loadRelated(store, items, null);
+  const sequences = await store.eventSequences(items.map((e) => e.id));
   const tombstones: EventTombstone[] = [];
   let newest = '';
   for (const e of items) if (e.modified_utc > newest) newest = e.modified_utc;
@@ -162,7 +171,7 @@ export function loadFeedRecords(
     // From the start of the UTC day, like the window: the feed stays the same all day.
     const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
     const live = new Set(items.map((e) => e.id));
-    for (const t of store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
+    for (const t of await store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
       if (live.has(t.id) || !selects(t, query)) continue;
       tombstones.push(t);
       sequences.set(t.id, t.sequence);
@@ -185,14 +194,14 @@ export function feedEvent(e: EventRecord, rel: Related, cfg: RenderConfig): Wire
  * it is the calendar's data (`npm run export` → `npm run import` gives the same store), not a listing;
  * their `event_hide` column says they are hidden.
  */
-export function loadStoreFeed(
+export async function loadStoreFeed(
   store: Store,
   cfg: RenderConfig,
   f: FeedFilters & { tombstoneDays: number },
   now: Date,
   format: 'ics' | 'csv' = 'ics',
-): FeedEvents {
-  const r = loadFeedRecords(store, f, now, format);
+): Promise<FeedEvents> {
+  const r = await loadFeedRecords(store, f, now, format);
   const events = r.items.map((e) => feedEvent(e, r.rel, cfg));
   const texts = storedTexts(
     r.items.filter((e) => !redacted(e)),

@@ -30,13 +30,16 @@ export function slugify(text: string): string {
 
 /**
  * `base` if free, else the first free of `base-2`, `base-3`… (WordPress wp_unique_post_slug()).
- * `taken` answers for the caller's kind (events, venues, organizers or a taxonomy).
+ * `taken` answers for the caller's kind (events, venues, organizers or a taxonomy), from the store.
  */
-export function uniqueSlug(base: string, taken: (slug: string) => boolean): string {
+export async function uniqueSlug(
+  base: string,
+  taken: (slug: string) => boolean | Promise<boolean>,
+): Promise<string> {
   if (base === '') throw new RangeError('uniqueSlug: base slug is empty; fall back to an id first');
-  if (!taken(base)) return base;
+  if (!(await taken(base))) return base;
   for (let n = 2; ; n++) {
     const candidate = `${base}-${n}`;
-    if (!taken(candidate)) return candidate;
+    if (!(await taken(candidate))) return candidate;
   }
 }

@@ -35,12 +35,12 @@ export interface Related {
 type EmbeddedTerm = ReturnType<typeof renderEmbeddedTerm>;
 
 /** `known`: venues and organizers already at hand (just written), not read again. */
-export function loadRelated(
+export async function loadRelated(
   store: Store,
   events: readonly EventRecord[],
   caller: Caller,
   known?: ReadonlyMap<number, LinkedRecord>,
-): Related {
+): Promise<Related> {
   const linkedIds = new Set<number>();
   const termIds = new Set<number>();
   const imageIds = new Set<number>();
@@ -52,7 +52,7 @@ export function loadRelated(
     if (e.image_id) imageIds.add(e.image_id);
   }
   const missing = known ? [...linkedIds].filter((id) => !known.has(id)) : [...linkedIds];
-  const linked = missing.length > 0 ? store.getLinkedMany(missing) : new Map<number, LinkedRecord>();
+  const linked = missing.length > 0 ? await store.getLinkedMany(missing) : new Map<number, LinkedRecord>();
   if (known) for (const id of linkedIds) if (known.has(id)) linked.set(id, known.get(id)!);
   for (const p of linked.values()) {
     // A draft or private venue or organizer stays hidden inside a published event (B.2).
@@ -61,8 +61,8 @@ export function loadRelated(
   }
   return {
     linked,
-    attachments: store.getAttachmentsMany([...imageIds]),
-    terms: store.getTermsMany([...termIds]),
+    attachments: await store.getAttachmentsMany([...imageIds]),
+    terms: await store.getTermsMany([...termIds]),
     rendered: { linked: new Map(), terms: new Map() },
   };
 }

@@ -112,7 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Scheduled posts whose date has come are published before anything reads them (B.1). On a full
     // or read-only disk they wait: reads must go on.
     try {
-      options.store.publishDue(formatUtcNow(config.now()));
+      await options.store.publishDue(formatUtcNow(config.now()));
     } catch (err) {
       if (!storageFault(err)) throw err;
     }

@@ -11,9 +11,9 @@ const { path, cfg } = workerData as { path: string; cfg: PlainConfig };
 const store = openSqliteStore(path, { readOnly: true });
 const vevents = new VeventCache();
 
-parentPort!.on('message', ({ id, job }: { id: number; job: FeedJob }) => {
+parentPort!.on('message', async ({ id, job }: { id: number; job: FeedJob }) => {
   try {
-    const feed = renderStoreFeed(store, cfg, job, vevents);
+    const feed = await renderStoreFeed(store, cfg, job, vevents);
     // A view of exactly its bytes, so that the transfer moves no more than the feed.
     const body = new Uint8Array(
       feed.body.buffer.slice(feed.body.byteOffset, feed.body.byteOffset + feed.body.length),

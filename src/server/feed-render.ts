@@ -42,26 +42,26 @@ export type PlainConfig = Omit<Config, 'now'>;
  * One feed rendered from `store` (the thread runs this too). An .ics feed renders only the events whose
  * records changed since `vevents` last saw them (feed-vevents.ts); a CSV feed is rendered whole.
  */
-export function renderStoreFeed(
+export async function renderStoreFeed(
   store: Store,
   cfg: PlainConfig,
   job: FeedJob,
   vevents: VeventCache,
-): RenderedFeed {
+): Promise<RenderedFeed> {
   const now = new Date(job.nowMs);
   const config = { ...cfg, now: () => now } as Config;
   const site = { host: cfg.host, timezone: cfg.siteTimezone, source: job.source };
   let text: string;
   let lastModified: Date | null;
   if (job.spec.format === 'ics') {
-    const records = loadFeedRecords(store, job.spec, now, 'ics');
+    const records = await loadFeedRecords(store, job.spec, now, 'ics');
     text = icalOf(
       vevents.render(records, config, cfg.host),
       icalOptions(job.spec, site, { outlook: job.outlook }),
     );
     lastModified = records.lastModified;
   } else {
-    const data = loadStoreFeed(store, config, job.spec, now, 'csv');
+    const data = await loadStoreFeed(store, config, job.spec, now, 'csv');
     text = renderFeed(job.spec, data, site, { outlook: job.outlook });
     lastModified = data.lastModified;
   }
@@ -95,11 +95,7 @@ export class FeedRenderer {
 
   render(job: FeedJob): Promise<RenderedFeed> {
     if (!this.#path || this.#failed) {
-      try {
-        return Promise.resolve(renderStoreFeed(this.#store, this.#cfg, job, this.#vevents));
-      } catch (err) {
-        return Promise.reject(err);
-      }
+      return renderStoreFeed(this.#store, this.#cfg, job, this.#vevents);
     }
     const id = this.#nextId++;
     return new Promise<RenderedFeed>((resolve, reject) => {

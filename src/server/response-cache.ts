@@ -104,15 +104,18 @@ export class ResponseCache {
   }
 
   /** The kept answer, unless `stale` says it is no longer good (it is then dropped). */
-  get(key: string, stale: (entry: Kept) => boolean): Kept | undefined {
+  async get(key: string, stale: (entry: Kept) => Promise<boolean>): Promise<Kept | undefined> {
     const entry = this.#entries.get(key);
-    if (entry) this.#entries.delete(key);
-    if (!entry || stale(entry)) {
-      if (entry) this.#bytes -= sizeOf(entry);
+    const good = entry !== undefined && !(await stale(entry));
+    // Another request may have replaced or dropped the entry while `stale` was answered.
+    const still = entry !== undefined && this.#entries.get(key) === entry;
+    if (still) this.#entries.delete(key);
+    if (!good) {
+      if (still) this.#bytes -= sizeOf(entry!);
       this.misses++;
       return undefined;
     }
-    this.#entries.set(key, entry);
+    if (still) this.#entries.set(key, entry);
     this.hits++;
     return entry;
   }
@@ -205,6 +208,12 @@ export function registerResponseCache(
 
   const stale = (entry: Kept) => store.changedSince(entry.tables, entry.since);
 
+  /** The kept answer for the request, if good; `undefined` when the handler must make it. */
+  const lookUp = async (key: string): Promise<{ since: number; entry: Kept | undefined }> => {
+    const since = await store.changeNumber();
+    return { since, entry: caching ? await cache.get(key, stale) : undefined };
+  };
+
   // A callback hook: the rest of the request (its handler) runs inside `collectReads`.
   app.addHook('onRequest', (req, reply, done) => {
     const config = req.routeOptions.config as CacheConfig | undefined;
@@ -212,28 +221,28 @@ export function registerResponseCache(
     const format = negotiated(req, config.formats);
     if (format === null) return done(); // a 406, answered by the handler
     const key = `${req.caller?.id ?? 0} ${siteDate(app.config)} ${format} ${req.url}`;
-    const since = store.changeNumber();
-    const entry = caching ? cache.get(key, stale) : undefined;
-    const tables = new Set<string>(req.caller ? ['users'] : []);
-    req.responseCacheSlot = { key, since, hit: entry !== undefined, skip: false, tables };
-    if (entry) {
-      reply.code(entry.status).headers(entry.headers);
-      if (notModified(req, entry.headers.etag)) {
-        reply.code(304).send();
+    lookUp(key).then(({ since, entry }) => {
+      const tables = new Set<string>(req.caller ? ['users'] : []);
+      req.responseCacheSlot = { key, since, hit: entry !== undefined, skip: false, tables };
+      if (entry) {
+        reply.code(entry.status).headers(entry.headers);
+        if (notModified(req, entry.headers.etag)) {
+          reply.code(304).send();
+          return;
+        }
+        const coding = codingFor(req, entry);
+        if (coding === null) reply.send(entry.body);
+        else if (entry.ready[coding]) markCoded(reply, coding).send(entry.ready[coding]);
+        else
+          cache.coded(key, entry, coding).then(
+            (bytes) => markCoded(reply, coding).send(bytes),
+            () => reply.send(entry.body),
+          );
         return;
       }
-      const coding = codingFor(req, entry);
-      if (coding === null) reply.send(entry.body);
-      else if (entry.ready[coding]) markCoded(reply, coding).send(entry.ready[coding]);
-      else
-        cache.coded(key, entry, coding).then(
-          (bytes) => markCoded(reply, coding).send(bytes),
-          () => reply.send(entry.body),
-        );
-      return;
-    }
-    if (caching) store.collectReads(tables, done);
-    else done();
+      if (caching) void store.collectReads(tables, async () => done());
+      else done();
+    }, done);
   });
 
   // Registered after the root onSend hook of app.ts, so the common headers are in what is kept.

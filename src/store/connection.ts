@@ -44,6 +44,8 @@ export class Connection {
   readonly tables: TableChanges;
   /** Open `upkeep` calls: their writes change no answer, and mark no table. */
   #upkeeps = 0;
+  /** An async transaction holds the connection (transactions.ts): background upkeep must not join it. */
+  held = false;
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -179,10 +181,7 @@ export class Connection {
    * that throws undoes only its own writes when its caller catches.
    */
   transaction<T>(fn: () => T): T {
-    const depth = this.#depth;
-    const savepoint = `s${depth}`;
-    this.run(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT ${savepoint}`);
-    this.#depth = depth + 1;
+    const depth = this.#enter();
     let result: T;
     try {
       result = fn();
@@ -193,19 +192,58 @@ export class Connection {
         );
       }
     } catch (error) {
-      this.#depth = depth;
-      if (depth === 0) {
-        if (this.db.isTransaction) this.run('ROLLBACK');
-      } else {
-        this.run(`ROLLBACK TO ${savepoint}`);
-        this.run(`RELEASE ${savepoint}`);
-      }
+      this.#undo(depth);
       throw error;
     }
+    this.#finish(depth);
+    return result;
+  }
+
+  /**
+   * `transaction` for an async `fn`, whose awaits run inside the transaction. The caller makes sure that
+   * nothing else uses the connection until it settles (transactions.ts): the depth is the connection's.
+   */
+  async transactionAsync<T>(fn: () => Promise<T>): Promise<T> {
+    const depth = this.#enter();
+    let result: T;
+    try {
+      result = await fn();
+    } catch (error) {
+      this.#undo(depth);
+      throw error;
+    }
+    this.#finish(depth);
+    return result;
+  }
+
+  /** Whether a transaction (or a group) is open. */
+  get inTransaction(): boolean {
+    return this.#depth > 0;
+  }
+
+  /** BEGIN IMMEDIATE or a SAVEPOINT; returns the depth it was opened at. */
+  #enter(): number {
+    const depth = this.#depth;
+    this.run(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT s${depth}`);
+    this.#depth = depth + 1;
+    return depth;
+  }
+
+  #undo(depth: number): void {
+    this.#depth = depth;
+    if (depth === 0) {
+      if (this.db.isTransaction) this.run('ROLLBACK');
+    } else {
+      this.run(`ROLLBACK TO s${depth}`);
+      this.run(`RELEASE s${depth}`);
+    }
+  }
+
+  #finish(depth: number): void {
     this.#depth = depth;
     if (depth > 0) {
-      this.run(`RELEASE ${savepoint}`);
-      return result;
+      this.run(`RELEASE s${depth}`);
+      return;
     }
     try {
       this.run('COMMIT');
@@ -213,7 +251,6 @@ export class Connection {
       if (this.db.isTransaction) this.run('ROLLBACK');
       throw error;
     }
-    return result;
   }
 
   /**

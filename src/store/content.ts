@@ -205,24 +205,24 @@ type NewPost<R> = Omit<R, 'id'>;
 
 export interface ContentStore {
   // Posts: events, venues, organizers and attachments share one id sequence (A.0).
-  getPost(id: number): AnyPost | undefined;
-  getEvent(id: number): EventRecord | undefined;
-  getLinked(kind: LinkedKind, id: number): LinkedRecord | undefined;
-  getAttachment(id: number): AttachmentRecord | undefined;
+  getPost(id: number): Promise<AnyPost | undefined>;
+  getEvent(id: number): Promise<EventRecord | undefined>;
+  getLinked(kind: LinkedKind, id: number): Promise<LinkedRecord | undefined>;
+  getAttachment(id: number): Promise<AttachmentRecord | undefined>;
   /** Current slug of that kind, any status (B.8). */
-  findBySlug(kind: 'event' | LinkedKind, slug: string): EventRecord | LinkedRecord | undefined;
-  slugTaken(kind: 'event' | LinkedKind, slug: string, exceptId?: number): boolean;
+  findBySlug(kind: 'event' | LinkedKind, slug: string): Promise<EventRecord | LinkedRecord | undefined>;
+  slugTaken(kind: 'event' | LinkedKind, slug: string, exceptId?: number): Promise<boolean>;
 
-  insertEvent(rec: NewPost<EventRecord>): EventRecord;
-  updateEvent(rec: EventRecord): EventRecord;
-  insertLinked<R extends LinkedRecord>(rec: NewPost<R>): R;
-  updateLinked<R extends LinkedRecord>(rec: R): R;
-  insertAttachment(rec: NewPost<AttachmentRecord>): AttachmentRecord;
-  findAttachmentByUrl(url: string): AttachmentRecord | undefined;
+  insertEvent(rec: NewPost<EventRecord>): Promise<EventRecord>;
+  updateEvent(rec: EventRecord): Promise<EventRecord>;
+  insertLinked<R extends LinkedRecord>(rec: NewPost<R>): Promise<R>;
+  updateLinked<R extends LinkedRecord>(rec: R): Promise<R>;
+  insertAttachment(rec: NewPost<AttachmentRecord>): Promise<AttachmentRecord>;
+  findAttachmentByUrl(url: string): Promise<AttachmentRecord | undefined>;
   /** Permanent delete; trashing a venue/organizer is an update, unlinking is `unlinkFromEvents`. */
-  deletePost(id: number): void;
+  deletePost(id: number): Promise<void>;
   /** B.10.1: trashing or deleting a venue/organizer unlinks it from every event. */
-  unlinkFromEvents(kind: LinkedKind, id: number): void;
+  unlinkFromEvents(kind: LinkedKind, id: number): Promise<void>;
   /**
    * B.10.2 create-or-find: lowest non-trashed id with that name (case-insensitive, trimmed), among
    * the items `visibility` shows when given (so a caller never finds what it may not read).
@@ -232,33 +232,33 @@ export interface ContentStore {
     name: string,
     description?: string,
     visibility?: Visibility,
-  ): LinkedRecord | undefined;
+  ): Promise<LinkedRecord | undefined>;
   /** Fixtures only (B.7). */
-  setEventPassword(id: number, password: string | null): void;
+  setEventPassword(id: number, password: string | null): Promise<void>;
   /**
    * Publishes `future` events, venues and organizers whose date has come (B.1: they auto-publish
    * then); returns how many. Cheap when none is due: the server calls it on every request.
    */
-  publishDue(nowUtc: string): number;
+  publishDue(nowUtc: string): Promise<number>;
 
-  listEvents(q: EventQuery): Page<EventRecord>;
-  listLinked(kind: LinkedKind, q: LinkedQuery): Page<LinkedRecord>;
+  listEvents(q: EventQuery): Promise<Page<EventRecord>>;
+  listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>>;
   /** Batch loads for rendering a page without N+1 queries. */
-  getLinkedMany(ids: number[]): Map<number, LinkedRecord>;
-  getAttachmentsMany(ids: number[]): Map<number, AttachmentRecord>;
-  getTermsMany(ids: number[]): Map<number, TermRecord>;
+  getLinkedMany(ids: number[]): Promise<Map<number, LinkedRecord>>;
+  getAttachmentsMany(ids: number[]): Promise<Map<number, AttachmentRecord>>;
+  getTermsMany(ids: number[]): Promise<Map<number, TermRecord>>;
 
   // Terms: categories and tags share one id sequence.
-  getTerm(kind: TermKind, id: number): TermRecord | undefined;
-  findTermBySlug(kind: TermKind, slug: string): TermRecord | undefined;
+  getTerm(kind: TermKind, id: number): Promise<TermRecord | undefined>;
+  findTermBySlug(kind: TermKind, slug: string): Promise<TermRecord | undefined>;
   /** Case-insensitive name match under `parent` (0 = top level); `undefined` = any parent. */
-  findTermByName(kind: TermKind, name: string, parent?: number): TermRecord | undefined;
-  termSlugTaken(kind: TermKind, slug: string, exceptId?: number): boolean;
-  insertTerm(rec: Omit<TermRecord, 'id' | 'count'>): TermRecord;
-  updateTerm(rec: Omit<TermRecord, 'count'>): TermRecord;
+  findTermByName(kind: TermKind, name: string, parent?: number): Promise<TermRecord | undefined>;
+  termSlugTaken(kind: TermKind, slug: string, exceptId?: number): Promise<boolean>;
+  insertTerm(rec: Omit<TermRecord, 'id' | 'count'>): Promise<TermRecord>;
+  updateTerm(rec: Omit<TermRecord, 'count'>): Promise<TermRecord>;
   /** Deletes the term, moves its children to its parent, unlinks it from events. */
-  deleteTerm(kind: TermKind, id: number): void;
+  deleteTerm(kind: TermKind, id: number): Promise<void>;
   /** The category and all its descendants. */
-  categoryDescendants(id: number): number[];
-  listTerms(q: TermQuery): Page<TermRecord>;
+  categoryDescendants(id: number): Promise<number[]>;
+  listTerms(q: TermQuery): Promise<Page<TermRecord>>;
 }

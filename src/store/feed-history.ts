@@ -32,9 +32,9 @@ export interface EventTombstone
 
 export interface FeedHistoryStore {
   /** SEQUENCE of each event (RFC 5545 §3.8.7.4): how often its time or status changed; 0 if never. */
-  eventSequences(ids: readonly number[]): Map<number, number>;
+  eventSequences(ids: readonly number[]): Promise<Map<number, number>>;
   /** Tombstones of events removed at or after `sinceUtc` and not published again, oldest first. */
-  eventTombstones(sinceUtc: string): EventTombstone[];
+  eventTombstones(sinceUtc: string): Promise<EventTombstone[]>;
   /** Forgets tombstones removed before `beforeUtc`; returns how many. */
-  pruneEventTombstones(beforeUtc: string): number;
+  pruneEventTombstones(beforeUtc: string): Promise<number>;
 }

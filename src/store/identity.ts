@@ -34,25 +34,25 @@ export interface OAuthClientRecord {
 
 export interface IdentityStore {
   // Users and application passwords (B.2).
-  insertUser(rec: Omit<UserRecord, 'id'>): UserRecord;
-  getUser(id: number): UserRecord | undefined;
+  insertUser(rec: Omit<UserRecord, 'id'>): Promise<UserRecord>;
+  getUser(id: number): Promise<UserRecord | undefined>;
   /** By login or e-mail, case-insensitive. */
-  findUser(loginOrEmail: string): UserRecord | undefined;
-  listUsers(): UserRecord[];
-  insertAppPassword(rec: Omit<AppPasswordRecord, 'id' | 'last_used_utc'>): AppPasswordRecord;
-  appPasswords(userId: number): AppPasswordRecord[];
+  findUser(loginOrEmail: string): Promise<UserRecord | undefined>;
+  listUsers(): Promise<UserRecord[]>;
+  insertAppPassword(rec: Omit<AppPasswordRecord, 'id' | 'last_used_utc'>): Promise<AppPasswordRecord>;
+  appPasswords(userId: number): Promise<AppPasswordRecord[]>;
   /** The user an application password belongs to, while both exist (a revoked password has none). */
-  appPasswordUser(id: number): UserRecord | undefined;
-  deleteAppPassword(id: number): void;
-  touchAppPassword(id: number, at: string): void;
+  appPasswordUser(id: number): Promise<UserRecord | undefined>;
+  deleteAppPassword(id: number): Promise<void>;
+  touchAppPassword(id: number, at: string): Promise<void>;
 
   // OAuth clients and the token signing key (B.2).
-  insertOAuthClient(rec: Omit<OAuthClientRecord, 'id' | 'revoked'>): OAuthClientRecord;
-  findOAuthClient(clientId: string): OAuthClientRecord | undefined;
+  insertOAuthClient(rec: Omit<OAuthClientRecord, 'id' | 'revoked'>): Promise<OAuthClientRecord>;
+  findOAuthClient(clientId: string): Promise<OAuthClientRecord | undefined>;
   /** Every client, revoked ones included, by id. */
-  listOAuthClients(): OAuthClientRecord[];
+  listOAuthClients(): Promise<OAuthClientRecord[]>;
   /** Marks the client revoked; false if there is no such client. Revoked clients stay listed. */
-  revokeOAuthClient(clientId: string): boolean;
+  revokeOAuthClient(clientId: string): Promise<boolean>;
   /** The secret key named `name`, created from `generate` on first use and the same ever after. */
-  signingKey(name: string, generate: () => Uint8Array): Uint8Array;
+  signingKey(name: string, generate: () => Uint8Array): Promise<Uint8Array>;
 }

@@ -104,6 +104,11 @@ export class SearchIndexQueue {
   #tick(): void {
     this.#timer = undefined;
     if (this.#closed || !this.#db.db.isOpen) return;
+    if (this.#db.held) {
+      // A transaction awaiting something else holds the connection: this batch would become part of it.
+      this.#arm(QUIET_MS);
+      return;
+    }
     this.#draining = true;
     let empty: boolean;
     try {

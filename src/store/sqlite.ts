@@ -2,8 +2,10 @@
  * The embedded store: `openSqliteStore(path)` opens (creating and migrating) a SQLite file, or a
  * private in-memory database for `':memory:'`, and returns a `Store`.
  *
- * One connection, synchronous (`node:sqlite`'s DatabaseSync): a query is microseconds, so the event
- * loop is never held long, and one writer is what SQLite has anyway. Pragmas: WAL (readers of other
+ * One connection, synchronous underneath (`node:sqlite`'s DatabaseSync): a query is microseconds, so the
+ * event loop is never held long, and one writer is what SQLite has anyway. The `Store` it implements is
+ * asynchronous: each call does its work at once and returns a settled promise (`#call`), and async
+ * transactions hold the connection one at a time (transactions.ts). Pragmas: WAL (readers of other
  * processes, such as a backup, do not block writes), synchronous=NORMAL (durable up to the last
  * checkpoint after a power cut, never corrupt; the WAL default for servers), foreign keys on, a busy
  * timeout for other processes holding the lock, and a 64 MiB page cache with reads through mmap (10,000
@@ -50,6 +52,7 @@ import type {
   UserRecord,
   Visibility,
 } from './store.ts';
+import { Transactions } from './transactions.ts';
 
 /** How long a write waits for another process's lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5000;
@@ -105,6 +108,7 @@ export class SqliteStore implements Store {
   readonly #users: SqliteUsers;
   readonly #oauth: SqliteOAuth;
   readonly #checkpointer: WalCheckpointer | undefined;
+  readonly #transactions: Transactions;
 
   static open(path: string, options: OpenOptions = {}): SqliteStore {
     try {
@@ -180,6 +184,7 @@ export class SqliteStore implements Store {
       this.#checkpointer = checkpointer;
       db.onCommit = () => checkpointer.committed();
     }
+    this.#transactions = new Transactions(db);
     this.#events = new SqliteEvents(db);
     this.#linked = new SqliteLinked(db);
     this.#terms = new SqliteTerms(db);
@@ -187,33 +192,35 @@ export class SqliteStore implements Store {
     this.#oauth = new SqliteOAuth(db);
   }
 
-  transaction<T>(fn: () => T): T {
-    return this.#db.transaction(fn);
+  transaction<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#transactions.run(fn);
   }
 
-  dataVersion(): number {
-    return this.#db.dataVersion();
+  dataVersion(): Promise<number> {
+    return this.#call(() => this.#db.dataVersion());
   }
 
-  changeNumber(): number {
-    this.#db.dataVersion();
-    return this.#db.tables.now();
+  changeNumber(): Promise<number> {
+    return this.#call(() => {
+      this.#db.dataVersion();
+      return this.#db.tables.now();
+    });
   }
 
-  changedSince(tables: Iterable<string>, since: number): boolean {
-    return this.#db.tables.changedSince(tables, since);
+  changedSince(tables: Iterable<string>, since: number): Promise<boolean> {
+    return this.#call(() => this.#db.tables.changedSince(tables, since));
   }
 
-  collectReads<T>(into: Set<string>, fn: () => T): T {
+  collectReads<T>(into: Set<string>, fn: () => Promise<T>): Promise<T> {
     return this.#db.tables.collect(into, fn);
   }
 
-  beginGroup(): void {
-    this.#db.beginGroup();
+  beginGroup(): Promise<void> {
+    return this.#call(() => this.#db.beginGroup());
   }
 
-  commitGroup(): void {
-    this.#db.commitGroup();
+  commitGroup(): Promise<void> {
+    return this.#call(() => this.#db.commitGroup());
   }
 
   /** Indexes every event queued for search now, instead of in the background (search-index.ts). */
@@ -221,7 +228,12 @@ export class SqliteStore implements Store {
     this.#events.searchIndex.drain();
   }
 
-  close(): void {
+  /** Closes at once, or once an open transaction of another caller has ended. */
+  close(): Promise<void> {
+    return this.#call(() => this.#close());
+  }
+
+  #close(): void {
     if (!this.#db.db.isOpen) return;
     this.#events.searchIndex.close();
     this.#checkpointer?.close();
@@ -234,6 +246,19 @@ export class SqliteStore implements Store {
     this.#db.close();
   }
 
+  /**
+   * `fn()`, the synchronous SQLite work of a call, as the call's promise: at once, unless another
+   * caller's transaction holds the connection (transactions.ts); then when it has ended.
+   */
+  #call<T>(fn: () => T): Promise<T> {
+    if (this.#transactions.busy) return this.#transactions.idle().then(fn);
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   // Posts
 
   #newPostId(kind: PostKind): number {
@@ -244,96 +269,116 @@ export class SqliteStore implements Store {
     return this.#db.get<{ kind: PostKind }>('SELECT kind FROM posts WHERE id = ?', [id])?.kind;
   }
 
-  getPost(id: number): AnyPost | undefined {
-    const kind = this.#kindOf(id);
-    if (kind === 'event') return this.#events.get(id);
-    if (kind === 'attachment') return this.getAttachment(id);
-    return kind && this.#linked.get(kind, id);
+  getPost(id: number): Promise<AnyPost | undefined> {
+    return this.#call(() => {
+      const kind = this.#kindOf(id);
+      if (kind === 'event') return this.#events.get(id);
+      if (kind === 'attachment') return this.#attachment(id);
+      return kind && this.#linked.get(kind, id);
+    });
   }
 
-  getEvent(id: number): EventRecord | undefined {
-    return this.#events.get(id);
+  getEvent(id: number): Promise<EventRecord | undefined> {
+    return this.#call(() => this.#events.get(id));
   }
 
-  getLinked(kind: LinkedKind, id: number): LinkedRecord | undefined {
-    return this.#linked.get(kind, id);
+  getLinked(kind: LinkedKind, id: number): Promise<LinkedRecord | undefined> {
+    return this.#call(() => this.#linked.get(kind, id));
   }
 
-  getAttachment(id: number): AttachmentRecord | undefined {
+  getAttachment(id: number): Promise<AttachmentRecord | undefined> {
+    return this.#call(() => this.#attachment(id));
+  }
+
+  #attachment(id: number): AttachmentRecord | undefined {
     const row = this.#db.get<AttachmentRow>(`${ATTACHMENT} WHERE id = ?`, [id]);
     return row && attachmentRecord(row);
   }
 
-  findBySlug(kind: 'event' | LinkedKind, slug: string): EventRecord | LinkedRecord | undefined {
-    return kind === 'event' ? this.#events.findBySlug(slug) : this.#linked.findBySlug(kind, slug);
+  findBySlug(kind: 'event' | LinkedKind, slug: string): Promise<EventRecord | LinkedRecord | undefined> {
+    return this.#call(() =>
+      kind === 'event' ? this.#events.findBySlug(slug) : this.#linked.findBySlug(kind, slug),
+    );
   }
 
-  slugTaken(kind: 'event' | LinkedKind, slug: string, exceptId?: number): boolean {
-    return kind === 'event'
-      ? this.#events.slugTaken(slug, exceptId)
-      : this.#linked.slugTaken(kind, slug, exceptId);
+  slugTaken(kind: 'event' | LinkedKind, slug: string, exceptId?: number): Promise<boolean> {
+    return this.#call(() => {
+      return kind === 'event'
+        ? this.#events.slugTaken(slug, exceptId)
+        : this.#linked.slugTaken(kind, slug, exceptId);
+    });
   }
 
-  insertEvent(rec: Omit<EventRecord, 'id'>): EventRecord {
-    return this.#db.transaction(() => this.#events.insert(this.#newPostId('event'), rec));
+  insertEvent(rec: Omit<EventRecord, 'id'>): Promise<EventRecord> {
+    return this.#call(() => this.#db.transaction(() => this.#events.insert(this.#newPostId('event'), rec)));
   }
 
-  updateEvent(rec: EventRecord): EventRecord {
-    return this.#db.transaction(() => this.#events.update(rec));
+  updateEvent(rec: EventRecord): Promise<EventRecord> {
+    return this.#call(() => this.#db.transaction(() => this.#events.update(rec)));
   }
 
-  insertLinked<R extends LinkedRecord>(rec: Omit<R, 'id'>): R {
-    return this.#db.transaction(() => this.#linked.insert<R>(this.#newPostId(rec.kind), rec));
+  insertLinked<R extends LinkedRecord>(rec: Omit<R, 'id'>): Promise<R> {
+    return this.#call(() =>
+      this.#db.transaction(() => this.#linked.insert<R>(this.#newPostId(rec.kind), rec)),
+    );
   }
 
-  updateLinked<R extends LinkedRecord>(rec: R): R {
-    return this.#linked.update(rec);
+  updateLinked<R extends LinkedRecord>(rec: R): Promise<R> {
+    return this.#call(() => this.#linked.update(rec));
   }
 
-  insertAttachment(rec: Omit<AttachmentRecord, 'id'>): AttachmentRecord {
-    return this.#db.transaction(() => {
-      const id = this.#newPostId('attachment');
-      this.#db.run(
-        'INSERT INTO attachments (id, author, url, source_url, mime, width, height, filesize, sizes, date_utc) ' +
-          'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        [
-          id,
-          rec.author,
-          rec.url,
-          rec.source_url,
-          rec.mime,
-          rec.width,
-          rec.height,
-          rec.filesize,
-          JSON.stringify(rec.sizes),
-          rec.date_utc,
-        ],
-      );
-      return { ...rec, id };
+  insertAttachment(rec: Omit<AttachmentRecord, 'id'>): Promise<AttachmentRecord> {
+    return this.#call(() => {
+      return this.#db.transaction(() => {
+        const id = this.#newPostId('attachment');
+        this.#db.run(
+          'INSERT INTO attachments (id, author, url, source_url, mime, width, height, filesize, sizes, date_utc) ' +
+            'VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          [
+            id,
+            rec.author,
+            rec.url,
+            rec.source_url,
+            rec.mime,
+            rec.width,
+            rec.height,
+            rec.filesize,
+            JSON.stringify(rec.sizes),
+            rec.date_utc,
+          ],
+        );
+        return { ...rec, id };
+      });
     });
   }
 
   /** B.6.2: an image URL reuses the attachment stored at it or sideloaded from it; lowest id. */
-  findAttachmentByUrl(url: string): AttachmentRecord | undefined {
-    const row = this.#db.get<AttachmentRow>(
-      `SELECT * FROM (${ATTACHMENT} WHERE url = ?1 UNION ${ATTACHMENT} WHERE source_url = ?1) ORDER BY id LIMIT 1`,
-      [url],
-    );
-    return row && attachmentRecord(row);
+  findAttachmentByUrl(url: string): Promise<AttachmentRecord | undefined> {
+    return this.#call(() => {
+      const row = this.#db.get<AttachmentRow>(
+        `SELECT * FROM (${ATTACHMENT} WHERE url = ?1 UNION ${ATTACHMENT} WHERE source_url = ?1) ORDER BY id LIMIT 1`,
+        [url],
+      );
+      return row && attachmentRecord(row);
+    });
   }
 
   /**
    * The kind's row and its links go by cascade; events lose a deleted venue (SET NULL), organizer
    * links and image ids are dropped the same way.
    */
-  deletePost(id: number): void {
-    this.#db.run('DELETE FROM posts WHERE id = ?', [id]);
-    // A deleted event leaves its text in the index until the queue is indexed.
-    this.#events.searchIndex.schedule();
+  deletePost(id: number): Promise<void> {
+    return this.#call(() => {
+      this.#db.run('DELETE FROM posts WHERE id = ?', [id]);
+      // A deleted event leaves its text in the index until the queue is indexed.
+      this.#events.searchIndex.schedule();
+    });
   }
 
-  unlinkFromEvents(kind: LinkedKind, id: number): void {
-    this.#linked.unlinkFromEvents(kind, id);
+  unlinkFromEvents(kind: LinkedKind, id: number): Promise<void> {
+    return this.#call(() => {
+      this.#linked.unlinkFromEvents(kind, id);
+    });
   }
 
   findLinkedByName(
@@ -341,193 +386,211 @@ export class SqliteStore implements Store {
     name: string,
     description?: string,
     visibility?: Visibility,
-  ): LinkedRecord | undefined {
-    return this.#linked.findByName(kind, name, description, visibility);
+  ): Promise<LinkedRecord | undefined> {
+    return this.#call(() => this.#linked.findByName(kind, name, description, visibility));
   }
 
-  setEventPassword(id: number, password: string | null): void {
-    this.#events.setPassword(id, password);
+  setEventPassword(id: number, password: string | null): Promise<void> {
+    return this.#call(() => {
+      this.#events.setPassword(id, password);
+    });
   }
 
-  publishDue(nowUtc: string): number {
-    // The earliest scheduled date is remembered until the next write, so a request costs a compare; a
-    // post another process schedules is seen within SCHEDULED_CHECK_MS (every request asks this first,
-    // and looking for other processes' commits on each would double a kept answer's SQLite cost).
-    const next = this.#db.remember(
-      'next scheduled date',
-      () => {
-        const row = this.#db.get<{ at: string | null }>(
-          `SELECT min(at) AS at FROM (${SCHEDULED.map((t) => `SELECT min(date_utc) AS at FROM ${t} WHERE status = 'future'`).join(' UNION ALL ')})`,
-        );
-        return row?.at ?? null;
-      },
-      undefined,
-      SCHEDULED_CHECK_MS,
-    );
-    if (next === null || next > nowUtc) return 0;
-    return this.#db.transaction(() => {
-      let published = 0;
-      for (const table of SCHEDULED) {
-        const sql = `UPDATE ${table} SET status = 'publish' WHERE status = 'future' AND date_utc <= ?`;
-        published += this.#db.run(sql, [nowUtc]).changes;
-      }
-      return published;
+  publishDue(nowUtc: string): Promise<number> {
+    return this.#call(() => {
+      // The earliest scheduled date is remembered until the next write, so a request costs a compare; a
+      // post another process schedules is seen within SCHEDULED_CHECK_MS (every request asks this first,
+      // and looking for other processes' commits on each would double a kept answer's SQLite cost).
+      const next = this.#db.remember(
+        'next scheduled date',
+        () => {
+          const row = this.#db.get<{ at: string | null }>(
+            `SELECT min(at) AS at FROM (${SCHEDULED.map((t) => `SELECT min(date_utc) AS at FROM ${t} WHERE status = 'future'`).join(' UNION ALL ')})`,
+          );
+          return row?.at ?? null;
+        },
+        undefined,
+        SCHEDULED_CHECK_MS,
+      );
+      if (next === null || next > nowUtc) return 0;
+      return this.#db.transaction(() => {
+        let published = 0;
+        for (const table of SCHEDULED) {
+          const sql = `UPDATE ${table} SET status = 'publish' WHERE status = 'future' AND date_utc <= ?`;
+          published += this.#db.run(sql, [nowUtc]).changes;
+        }
+        return published;
+      });
     });
   }
 
   // Lists and batch loads
 
-  listEvents(q: EventQuery): Page<EventRecord> {
-    return this.#events.list(q);
+  listEvents(q: EventQuery): Promise<Page<EventRecord>> {
+    return this.#call(() => this.#events.list(q));
   }
 
-  listLinked(kind: LinkedKind, q: LinkedQuery): Page<LinkedRecord> {
-    return this.#linked.list(kind, q);
+  listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>> {
+    return this.#call(() => this.#linked.list(kind, q));
   }
 
-  getLinkedMany(ids: number[]): Map<number, LinkedRecord> {
-    return this.#linked.getMany(ids);
+  getLinkedMany(ids: number[]): Promise<Map<number, LinkedRecord>> {
+    return this.#call(() => this.#linked.getMany(ids));
   }
 
-  eventSequences(ids: readonly number[]): Map<number, number> {
-    const found = new Map<number, number>();
-    if (ids.length === 0) return found;
-    const sql =
-      'SELECT event_id, sequence FROM event_sequences WHERE event_id IN (SELECT value FROM json_each(?))';
-    for (const [id, sequence] of this.#db.tuples<[number, number]>(sql, [JSON.stringify(ids)])) {
-      found.set(id, sequence);
-    }
-    return found;
+  eventSequences(ids: readonly number[]): Promise<Map<number, number>> {
+    return this.#call(() => {
+      const found = new Map<number, number>();
+      if (ids.length === 0) return found;
+      const sql =
+        'SELECT event_id, sequence FROM event_sequences WHERE event_id IN (SELECT value FROM json_each(?))';
+      for (const [id, sequence] of this.#db.tuples<[number, number]>(sql, [JSON.stringify(ids)])) {
+        found.set(id, sequence);
+      }
+      return found;
+    });
   }
 
-  eventTombstones(sinceUtc: string): EventTombstone[] {
-    // A trashed event can still change (its SEQUENCE with it): the live number wins while it exists.
-    const sql =
-      'SELECT t.*, coalesce(s.sequence, t.sequence) AS live_sequence FROM event_tombstones t ' +
-      'LEFT JOIN event_sequences s ON s.event_id = t.id WHERE t.removed_utc >= ? ORDER BY t.removed_utc, t.id';
-    return this.#db.all<TombstoneRow>(sql, [sinceUtc]).map(({ live_sequence, ...r }) => ({
-      ...r,
-      sequence: Math.max(live_sequence, r.sequence),
-      all_day: r.all_day === 1,
-      featured: r.featured === 1,
-      organizer_ids: JSON.parse(r.organizer_ids) as number[],
-      term_ids: JSON.parse(r.term_ids) as number[],
-    }));
+  eventTombstones(sinceUtc: string): Promise<EventTombstone[]> {
+    return this.#call(() => {
+      // A trashed event can still change (its SEQUENCE with it): the live number wins while it exists.
+      const sql =
+        'SELECT t.*, coalesce(s.sequence, t.sequence) AS live_sequence FROM event_tombstones t ' +
+        'LEFT JOIN event_sequences s ON s.event_id = t.id WHERE t.removed_utc >= ? ORDER BY t.removed_utc, t.id';
+      return this.#db.all<TombstoneRow>(sql, [sinceUtc]).map(({ live_sequence, ...r }) => ({
+        ...r,
+        sequence: Math.max(live_sequence, r.sequence),
+        all_day: r.all_day === 1,
+        featured: r.featured === 1,
+        organizer_ids: JSON.parse(r.organizer_ids) as number[],
+        term_ids: JSON.parse(r.term_ids) as number[],
+      }));
+    });
   }
 
-  pruneEventTombstones(beforeUtc: string): number {
-    return this.#db.run('DELETE FROM event_tombstones WHERE removed_utc < ?', [beforeUtc]).changes;
+  pruneEventTombstones(beforeUtc: string): Promise<number> {
+    return this.#call(
+      () => this.#db.run('DELETE FROM event_tombstones WHERE removed_utc < ?', [beforeUtc]).changes,
+    );
   }
 
-  getAttachmentsMany(ids: number[]): Map<number, AttachmentRecord> {
-    const found = new Map<number, AttachmentRecord>();
-    if (ids.length === 0) return found;
-    const sql = `${ATTACHMENT} WHERE id IN (SELECT value FROM json_each(?))`;
-    for (const row of this.#db.all<AttachmentRow>(sql, [JSON.stringify(ids)])) {
-      found.set(row.id, attachmentRecord(row));
-    }
-    return found;
+  getAttachmentsMany(ids: number[]): Promise<Map<number, AttachmentRecord>> {
+    return this.#call(() => {
+      const found = new Map<number, AttachmentRecord>();
+      if (ids.length === 0) return found;
+      const sql = `${ATTACHMENT} WHERE id IN (SELECT value FROM json_each(?))`;
+      for (const row of this.#db.all<AttachmentRow>(sql, [JSON.stringify(ids)])) {
+        found.set(row.id, attachmentRecord(row));
+      }
+      return found;
+    });
   }
 
-  getTermsMany(ids: number[]): Map<number, TermRecord> {
-    return this.#terms.getMany(ids);
+  getTermsMany(ids: number[]): Promise<Map<number, TermRecord>> {
+    return this.#call(() => this.#terms.getMany(ids));
   }
 
   // Terms
 
-  getTerm(kind: TermKind, id: number): TermRecord | undefined {
-    return this.#terms.get(kind, id);
+  getTerm(kind: TermKind, id: number): Promise<TermRecord | undefined> {
+    return this.#call(() => this.#terms.get(kind, id));
   }
 
-  findTermBySlug(kind: TermKind, slug: string): TermRecord | undefined {
-    return this.#terms.findBySlug(kind, slug);
+  findTermBySlug(kind: TermKind, slug: string): Promise<TermRecord | undefined> {
+    return this.#call(() => this.#terms.findBySlug(kind, slug));
   }
 
-  findTermByName(kind: TermKind, name: string, parent?: number): TermRecord | undefined {
-    return this.#terms.findByName(kind, name, parent);
+  findTermByName(kind: TermKind, name: string, parent?: number): Promise<TermRecord | undefined> {
+    return this.#call(() => this.#terms.findByName(kind, name, parent));
   }
 
-  termSlugTaken(kind: TermKind, slug: string, exceptId?: number): boolean {
-    return this.#terms.slugTaken(kind, slug, exceptId);
+  termSlugTaken(kind: TermKind, slug: string, exceptId?: number): Promise<boolean> {
+    return this.#call(() => this.#terms.slugTaken(kind, slug, exceptId));
   }
 
-  insertTerm(rec: Omit<TermRecord, 'id' | 'count'>): TermRecord {
-    return this.#terms.insert(rec);
+  insertTerm(rec: Omit<TermRecord, 'id' | 'count'>): Promise<TermRecord> {
+    return this.#call(() => this.#terms.insert(rec));
   }
 
-  updateTerm(rec: Omit<TermRecord, 'count'>): TermRecord {
-    return this.#terms.update(rec);
+  updateTerm(rec: Omit<TermRecord, 'count'>): Promise<TermRecord> {
+    return this.#call(() => this.#terms.update(rec));
   }
 
-  deleteTerm(kind: TermKind, id: number): void {
-    this.#db.transaction(() => this.#terms.delete(kind, id));
+  deleteTerm(kind: TermKind, id: number): Promise<void> {
+    return this.#call(() => {
+      this.#db.transaction(() => this.#terms.delete(kind, id));
+    });
   }
 
-  categoryDescendants(id: number): number[] {
-    return this.#terms.descendants(id);
+  categoryDescendants(id: number): Promise<number[]> {
+    return this.#call(() => this.#terms.descendants(id));
   }
 
-  listTerms(q: TermQuery): Page<TermRecord> {
-    return this.#terms.list(q);
+  listTerms(q: TermQuery): Promise<Page<TermRecord>> {
+    return this.#call(() => this.#terms.list(q));
   }
 
   // Users
 
-  insertUser(rec: Omit<UserRecord, 'id'>): UserRecord {
-    return this.#users.insert(rec);
+  insertUser(rec: Omit<UserRecord, 'id'>): Promise<UserRecord> {
+    return this.#call(() => this.#users.insert(rec));
   }
 
-  getUser(id: number): UserRecord | undefined {
-    return this.#users.get(id);
+  getUser(id: number): Promise<UserRecord | undefined> {
+    return this.#call(() => this.#users.get(id));
   }
 
-  findUser(loginOrEmail: string): UserRecord | undefined {
-    return this.#users.find(loginOrEmail);
+  findUser(loginOrEmail: string): Promise<UserRecord | undefined> {
+    return this.#call(() => this.#users.find(loginOrEmail));
   }
 
-  listUsers(): UserRecord[] {
-    return this.#users.list();
+  listUsers(): Promise<UserRecord[]> {
+    return this.#call(() => this.#users.list());
   }
 
-  insertAppPassword(rec: Omit<AppPasswordRecord, 'id' | 'last_used_utc'>): AppPasswordRecord {
-    return this.#users.insertAppPassword(rec);
+  insertAppPassword(rec: Omit<AppPasswordRecord, 'id' | 'last_used_utc'>): Promise<AppPasswordRecord> {
+    return this.#call(() => this.#users.insertAppPassword(rec));
   }
 
-  appPasswords(userId: number): AppPasswordRecord[] {
-    return this.#users.appPasswords(userId);
+  appPasswords(userId: number): Promise<AppPasswordRecord[]> {
+    return this.#call(() => this.#users.appPasswords(userId));
   }
 
-  appPasswordUser(id: number): UserRecord | undefined {
-    return this.#users.appPasswordUser(id);
+  appPasswordUser(id: number): Promise<UserRecord | undefined> {
+    return this.#call(() => this.#users.appPasswordUser(id));
   }
 
-  deleteAppPassword(id: number): void {
-    this.#users.deleteAppPassword(id);
+  deleteAppPassword(id: number): Promise<void> {
+    return this.#call(() => {
+      this.#users.deleteAppPassword(id);
+    });
   }
 
-  touchAppPassword(id: number, at: string): void {
-    this.#users.touchAppPassword(id, at);
+  touchAppPassword(id: number, at: string): Promise<void> {
+    return this.#call(() => {
+      this.#users.touchAppPassword(id, at);
+    });
   }
 
   // OAuth clients
-  insertOAuthClient(rec: Omit<OAuthClientRecord, 'id' | 'revoked'>): OAuthClientRecord {
-    return this.#oauth.insert(rec);
+  insertOAuthClient(rec: Omit<OAuthClientRecord, 'id' | 'revoked'>): Promise<OAuthClientRecord> {
+    return this.#call(() => this.#oauth.insert(rec));
   }
 
-  findOAuthClient(clientId: string): OAuthClientRecord | undefined {
-    return this.#oauth.find(clientId);
+  findOAuthClient(clientId: string): Promise<OAuthClientRecord | undefined> {
+    return this.#call(() => this.#oauth.find(clientId));
   }
 
-  listOAuthClients(): OAuthClientRecord[] {
-    return this.#oauth.list();
+  listOAuthClients(): Promise<OAuthClientRecord[]> {
+    return this.#call(() => this.#oauth.list());
   }
 
-  revokeOAuthClient(clientId: string): boolean {
-    return this.#oauth.revoke(clientId);
+  revokeOAuthClient(clientId: string): Promise<boolean> {
+    return this.#call(() => this.#oauth.revoke(clientId));
   }
 
-  signingKey(name: string, generate: () => Uint8Array): Uint8Array {
-    return this.#oauth.signingKey(name, generate);
+  signingKey(name: string, generate: () => Uint8Array): Promise<Uint8Array> {
+    return this.#call(() => this.#oauth.signingKey(name, generate));
   }
 }
 

@@ -32,32 +32,44 @@ export type {
 export type { EventTombstone, FeedHistoryStore } from './feed-history.ts';
 export type { AppPasswordRecord, IdentityStore, OAuthClientRecord, UserRecord } from './identity.ts';
 
-/** The connection to the stored data: transactions, change detection, group commit, closing. */
+/**
+ * The connection to the stored data: transactions, change detection, group commit, closing.
+ *
+ * Asynchronous end to end, so that a store over the network (PostgreSQL) can implement it; the embedded
+ * SQLite store answers each call at once (its promises are already settled when returned).
+ */
 export interface StoreConnection {
-  /** Runs `fn` atomically; nested calls join the outer transaction. */
-  transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn` atomically: every call of this store made inside `fn` and the async calls it starts (its
+   * async context, AsyncLocalStorage) is part of the transaction, and commits with it or, when `fn`
+   * rejects, is undone. A nested call joins the outer transaction as a savepoint: its rejection undoes only
+   * its own writes when its caller catches it. Transactions of different callers run one after another,
+   * and calls from outside an open transaction wait for it to end, so nobody sees uncommitted writes.
+   * `fn` should await nothing but this store: the connection is held until it settles.
+   */
+  transaction<T>(fn: () => Promise<T>): Promise<T>;
   /**
    * A number that moves whenever the stored data may have changed, by this store or by another
    * process on the same data: equal answers mean that any answer read in between is still good
    * (the server's response cache). Cheap enough to ask on every request.
    */
-  dataVersion(): number;
+  dataVersion(): Promise<number>;
   /**
    * Change numbers by table (table-changes.ts), for caches that depend on some tables only: the number
    * now (after looking for other processes' commits, which change every table), whether any of `tables`
    * changed after `since`, and `fn` run with the tables it and its async calls read added to `into`.
    */
-  changeNumber(): number;
-  changedSince(tables: Iterable<string>, since: number): boolean;
-  collectReads<T>(into: Set<string>, fn: () => T): T;
+  changeNumber(): Promise<number>;
+  changedSince(tables: Iterable<string>, since: number): Promise<boolean>;
+  collectReads<T>(into: Set<string>, fn: () => Promise<T>): Promise<T>;
   /**
    * Group commit, for a bulk writer in the same process (the local import target): every write until
    * `commitGroup` becomes durable at once, with one commit instead of one per request. A write that fails
    * inside the group still undoes only its own changes.
    */
-  beginGroup(): void;
-  commitGroup(): void;
-  close(): void;
+  beginGroup(): Promise<void>;
+  commitGroup(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export interface Store extends StoreConnection, ContentStore, IdentityStore, FeedHistoryStore {}

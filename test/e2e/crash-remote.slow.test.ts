@@ -44,7 +44,7 @@ async function createUser(data: string): Promise<string> {
   try {
     return await createImporter(store, 'editor');
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

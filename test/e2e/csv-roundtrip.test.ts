@@ -83,14 +83,14 @@ async function linked(data: string, kind: 'venue' | 'organizer', fields: string[
 }
 
 /** Title, start, description and excerpt of every published event, as the store holds them. */
-function storedTexts(data: string): string[][] {
+async function storedTexts(data: string): Promise<string[][]> {
   const store = openSqliteStore(data);
   try {
     const visibility = { statuses: ['publish' as const], ownStatuses: [], ownerId: null };
-    const { items } = store.listEvents({ offset: 0, limit: 100_000, visibility, withHidden: true });
+    const { items } = await store.listEvents({ offset: 0, limit: 100_000, visibility, withHidden: true });
     return items.map((e) => [e.title, e.start_utc, e.description, e.excerpt]).sort();
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

@@ -37,8 +37,8 @@ describe('the local target', () => {
       await reopened.close();
 
       const store = openSqliteStore(dataFile);
-      const user = store.findUser(LOCAL_USER);
-      store.close();
+      const user = await store.findUser(LOCAL_USER);
+      await store.close();
       expect(user?.role).toBe('administrator');
       expect(created.body.author).toBe(String(user?.id));
     } finally {

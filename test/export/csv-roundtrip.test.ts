@@ -120,7 +120,7 @@ const images = { event: 0, venue: 0, organizer: 0 };
 beforeAll(async () => {
   h = await makeApp();
   for (const kind of ['event', 'venue', 'organizer'] as const) {
-    images[kind] = seedAttachment(h.store, { url: `${SITE}/uploads/2026/11/${kind}.png` }).id;
+    images[kind] = (await seedAttachment(h.store, { url: `${SITE}/uploads/2026/11/${kind}.png` })).id;
   }
 });
 afterAll(async () => {
@@ -152,11 +152,11 @@ async function imported(files: { events: string; venues?: string; organizers?: s
 const text = (v: unknown) => decodeEntities(String(v ?? ''));
 const names = (terms: { name: string }[]) => terms.map((t) => decodeEntities(t.name).toLowerCase()).sort();
 
-function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boolean) {
+async function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boolean) {
   const back = entities.find((e) => e.kind === 'event' && e.fields.title === text(w.title));
   expect(back, `event ${w.title}`).toBeDefined();
   // The texts as stored, every blank and line break kept (the store has what was sent).
-  const stored = h.store.getEvent(w.id);
+  const stored = await h.store.getEvent(w.id);
   expect(stored?.description).toBe(g.description);
   expect(back?.fields.description).toBe(g.description);
   expect(back?.fields.excerpt).toBe(g.excerpt);
@@ -193,7 +193,7 @@ function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boole
     expect(found?.fields).toMatchObject({
       email: o.email,
       phone: o.phone,
-      description: h.store.getLinked('organizer', o.id)?.description,
+      description: (await h.store.getLinked('organizer', o.id))?.description,
       image: imageUrl(o.image),
     });
   }
@@ -205,7 +205,7 @@ function expectSame(w: WireEvent, g: Generated, entities: Desired[], full: boole
     );
     expect(venueBack?.fields).toMatchObject({ ...expected, image: imageUrl(venue.image) });
     expect(venueBack?.fields.image).toMatch(/venue\.png$/);
-    const description = h.store.getLinked('venue', venue.id)?.description;
+    const description = (await h.store.getLinked('venue', venue.id))?.description;
     expect(venueBack?.fields.description).toBe(description || undefined);
     // TEC's one venue_state column is the state in the US, else the province (as the wire's stateprovince).
     const us = !venue.country || venue.country === 'United States';
@@ -228,8 +228,8 @@ describe('CSV export then import', () => {
         expect(full.filter((e) => e.kind === 'event')).toHaveLength(wire.length);
         for (const [n, w] of wire.entries()) {
           const g = generated[Number(/#(\d+)$/.exec(text(w.title))?.[1] ?? n)];
-          expectSame(w, g, full, true);
-          expectSame(w, g, alone, false);
+          await expectSame(w, g, full, true);
+          await expectSame(w, g, alone, false);
         }
       }),
       { numRuns: 40 },

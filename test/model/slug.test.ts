@@ -47,21 +47,21 @@ describe('slugify', () => {
 });
 
 describe('uniqueSlug', () => {
-  it('returns the base when it is free', () => {
-    expect(uniqueSlug('full-event', () => false)).toBe('full-event');
+  it('returns the base when it is free', async () => {
+    expect(await uniqueSlug('full-event', () => false)).toBe('full-event');
   });
 
-  it('appends -2, -3… like WordPress', () => {
+  it('appends -2, -3… like WordPress', async () => {
     const taken = new Set(['full-event', 'full-event-2']);
-    expect(uniqueSlug('full-event', (s) => taken.has(s))).toBe('full-event-3');
-    expect(uniqueSlug('x', (s) => s === 'x')).toBe('x-2');
+    expect(await uniqueSlug('full-event', (s) => taken.has(s))).toBe('full-event-3');
+    expect(await uniqueSlug('x', (s) => s === 'x')).toBe('x-2');
   });
 
-  it('suffixes a base that already ends in a number', () => {
-    expect(uniqueSlug('event-2', (s) => s === 'event-2')).toBe('event-2-2');
+  it('suffixes a base that already ends in a number', async () => {
+    expect(await uniqueSlug('event-2', (s) => s === 'event-2')).toBe('event-2-2');
   });
 
-  it('refuses an empty base', () => {
-    expect(() => uniqueSlug('', () => false)).toThrow(RangeError);
+  it('refuses an empty base', async () => {
+    await expect(uniqueSlug('', () => false)).rejects.toThrow(RangeError);
   });
 });

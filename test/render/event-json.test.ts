@@ -19,10 +19,10 @@ afterEach(async () => {
 const visibility = { statuses: ['publish' as const], ownStatuses: [], ownerId: null };
 
 /** Every listed event: the kept-fragment text against renderEvent's, byte for byte. */
-function expectSameAsRenderEvent(json: EventListJson): void {
-  const { items } = h.store.listEvents({ offset: 0, limit: 50, visibility });
+async function expectSameAsRenderEvent(json: EventListJson): Promise<void> {
+  const { items } = await h.store.listEvents({ offset: 0, limit: 50, visibility });
   expect(items.length).toBeGreaterThan(0);
-  const rel = loadRelated(h.store, items, h.users.administrator);
+  const rel = await loadRelated(h.store, items, h.users.administrator);
   const rendered = items.map((e) => renderEvent(e, rel, h.app.config, { single: false }));
   items.forEach((e, i) => {
     expect(Buffer.concat(json.item(e, rel)).toString()).toBe(JSON.stringify(rendered[i]));
@@ -38,7 +38,7 @@ function expectSameAsRenderEvent(json: EventListJson): void {
 
 describe('EventListJson', () => {
   it('items equal renderEvent, first rendered and then from kept fragments, and after changes', async () => {
-    const image = seedAttachment(h.store);
+    const image = await seedAttachment(h.store);
     const first = await h.created('/events', {
       title: 'Jazz <em>night</em>',
       description: 'Line one\n\nLine two',
@@ -59,8 +59,8 @@ describe('EventListJson', () => {
       all_day: true,
     });
     const json = new EventListJson(h.app.config);
-    expectSameAsRenderEvent(json);
-    expectSameAsRenderEvent(json);
+    await expectSameAsRenderEvent(json);
+    await expectSameAsRenderEvent(json);
 
     // A venue edit, new term counts (another event with the same terms), an event edit.
     const venueId = first.venue.id as number;
@@ -82,6 +82,6 @@ describe('EventListJson', () => {
         })
       ).status,
     ).toBe(200);
-    expectSameAsRenderEvent(json);
+    await expectSameAsRenderEvent(json);
   });
 });

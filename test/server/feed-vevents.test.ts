@@ -19,9 +19,9 @@ describe('a feed kept event by event', () => {
     nowMs: NOW.getTime(),
   };
   /** The feed through the kept VEVENTs, and from nothing: both texts, and how many events were rendered. */
-  const render = () => {
-    const warm = renderStoreFeed(h.store, h.app.config, job, kept);
-    const cold = renderStoreFeed(h.store, h.app.config, job, new VeventCache());
+  const render = async () => {
+    const warm = await renderStoreFeed(h.store, h.app.config, job, kept);
+    const cold = await renderStoreFeed(h.store, h.app.config, job, new VeventCache());
     return { text: warm.body.toString(), fromNothing: cold.body.toString(), rendered: kept.lastRendered };
   };
   const ids: number[] = [];
@@ -44,12 +44,12 @@ describe('a feed kept event by event', () => {
   });
   afterAll(() => h.app.close());
 
-  it('renders every event once, then none while nothing changes', () => {
-    const first = render();
+  it('renders every event once, then none while nothing changes', async () => {
+    const first = await render();
     expect(first.rendered).toBe(12);
     expect(first.text).toBe(first.fromNothing);
     expect(first.text.match(/BEGIN:VEVENT/g)).toHaveLength(12);
-    const again = render();
+    const again = await render();
     expect(again.rendered).toBe(0);
     expect(again.text).toBe(first.text);
   });
@@ -63,7 +63,7 @@ describe('a feed kept event by event', () => {
       venue: { venue: 'Town Hall', city: 'Bremen' },
       categories: ['Music'],
     });
-    const after = render();
+    const after = await render();
     expect(after.rendered).toBe(1);
     expect(after.text).toBe(after.fromNothing);
     expect(after.text).toContain('SUMMARY:Late addition');
@@ -75,7 +75,7 @@ describe('a feed kept event by event', () => {
       body: { title: 'Concert 1 (moved)', start_date: '2026-12-01 20:00', end_date: '2026-12-01 22:00' },
     });
     expect(res.status).toBe(200);
-    const after = render();
+    const after = await render();
     expect(after.rendered).toBe(1);
     expect(after.text).toBe(after.fromNothing);
     expect(after.text).toContain('SUMMARY:Concert 1 (moved)');
@@ -88,7 +88,7 @@ describe('a feed kept event by event', () => {
       (await h.call('POST', `/venues/${venueId}`, { as: 'administrator', body: { venue: 'New Mill' } }))
         .status,
     ).toBe(200);
-    const venue = render();
+    const venue = await render();
     expect(venue.rendered).toBe(6);
     expect(venue.text).toBe(venue.fromNothing);
     expect(venue.text).toContain('LOCATION:New Mill');
@@ -98,7 +98,7 @@ describe('a feed kept event by event', () => {
       (await h.call('POST', `/categories/${dance.id}`, { as: 'administrator', body: { name: 'Ballet' } }))
         .status,
     ).toBe(200);
-    const category = render();
+    const category = await render();
     expect(category.rendered).toBe(4);
     expect(category.text).toBe(category.fromNothing);
     expect(category.text).toContain('CATEGORIES:Ballet');
@@ -107,7 +107,7 @@ describe('a feed kept event by event', () => {
   it('an unpublished event becomes a cancelled tombstone; the others are kept', async () => {
     const res = await h.call('POST', `/events/${ids[2]}`, { as: 'administrator', body: { status: 'draft' } });
     expect(res.status).toBe(200);
-    const after = render();
+    const after = await render();
     expect(after.rendered).toBe(1);
     expect(after.text).toBe(after.fromNothing);
     expect(after.text).toContain('STATUS:CANCELLED');

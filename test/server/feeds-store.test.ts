@@ -14,39 +14,39 @@ import type { Store } from '../../src/store/store.ts';
 import { seedEvent, termRecord } from './fixtures.ts';
 
 let store: Store;
-beforeEach(() => {
+beforeEach(async () => {
   store = openSqliteStore(':memory:');
 });
 afterEach(() => store.close());
 
-const sequenceOf = (id: number) => store.eventSequences([id]).get(id) ?? 0;
+const sequenceOf = async (id: number) => (await store.eventSequences([id])).get(id) ?? 0;
 
 describe('event sequences', () => {
-  it('start at 0 and rise once per change of start, end, all-day, zone or status, not of the title', () => {
-    const e = seedEvent(store);
-    expect(sequenceOf(e.id)).toBe(0);
-    store.updateEvent({ ...e, title: 'Renamed', description: 'New text' });
-    expect(sequenceOf(e.id)).toBe(0);
-    const moved = store.updateEvent({
+  it('start at 0 and rise once per change of start, end, all-day, zone or status, not of the title', async () => {
+    const e = await seedEvent(store);
+    expect(await sequenceOf(e.id)).toBe(0);
+    await store.updateEvent({ ...e, title: 'Renamed', description: 'New text' });
+    expect(await sequenceOf(e.id)).toBe(0);
+    const moved = await store.updateEvent({
       ...e,
       start_utc: '2027-03-02 19:00:00',
       start_local: '2027-03-02 19:00:00',
     });
-    expect(sequenceOf(e.id)).toBe(1);
-    const zoned = store.updateEvent({ ...moved, timezone: 'Europe/Berlin' });
-    expect(sequenceOf(e.id)).toBe(2);
-    store.updateEvent({ ...zoned, status: 'draft' });
-    expect(sequenceOf(e.id)).toBe(3);
+    expect(await sequenceOf(e.id)).toBe(1);
+    const zoned = await store.updateEvent({ ...moved, timezone: 'Europe/Berlin' });
+    expect(await sequenceOf(e.id)).toBe(2);
+    await store.updateEvent({ ...zoned, status: 'draft' });
+    expect(await sequenceOf(e.id)).toBe(3);
   });
 });
 
 describe('event tombstones', () => {
-  it('keep an unpublished event with its terms and sequence, and forget it when it is published again', () => {
-    const music = store.insertTerm(termRecord('categories', 'Music'));
-    const e = seedEvent(store, { category_ids: [music.id], title: 'Gig' });
-    expect(store.eventTombstones('2000-01-01 00:00:00')).toEqual([]);
-    const trashed = store.updateEvent({ ...e, status: 'trash' });
-    const [t] = store.eventTombstones('2000-01-01 00:00:00');
+  it('keep an unpublished event with its terms and sequence, and forget it when it is published again', async () => {
+    const music = await store.insertTerm(termRecord('categories', 'Music'));
+    const e = await seedEvent(store, { category_ids: [music.id], title: 'Gig' });
+    expect(await store.eventTombstones('2000-01-01 00:00:00')).toEqual([]);
+    const trashed = await store.updateEvent({ ...e, status: 'trash' });
+    const [t] = await store.eventTombstones('2000-01-01 00:00:00');
     expect(t).toMatchObject({
       id: e.id,
       title: 'Gig',
@@ -54,35 +54,35 @@ describe('event tombstones', () => {
       sequence: 1,
       start_utc: e.start_utc,
     });
-    store.updateEvent({ ...trashed, status: 'publish' });
-    expect(store.eventTombstones('2000-01-01 00:00:00')).toEqual([]);
+    await store.updateEvent({ ...trashed, status: 'publish' });
+    expect(await store.eventTombstones('2000-01-01 00:00:00')).toEqual([]);
   });
 
-  it('keep a deleted published event with one more sequence than it had, and not a deleted draft', () => {
-    const published = seedEvent(store, { title: 'Published' });
-    const draft = seedEvent(store, { title: 'Draft', status: 'draft' });
-    store.deletePost(published.id);
-    store.deletePost(draft.id);
-    const tombstones = store.eventTombstones('2000-01-01 00:00:00');
+  it('keep a deleted published event with one more sequence than it had, and not a deleted draft', async () => {
+    const published = await seedEvent(store, { title: 'Published' });
+    const draft = await seedEvent(store, { title: 'Draft', status: 'draft' });
+    await store.deletePost(published.id);
+    await store.deletePost(draft.id);
+    const tombstones = await store.eventTombstones('2000-01-01 00:00:00');
     expect(tombstones.map((t) => [t.title, t.sequence])).toEqual([['Published', 1]]);
-    expect(store.eventSequences([published.id]).size).toBe(0);
+    expect((await store.eventSequences([published.id])).size).toBe(0);
   });
 
-  it('of a trashed event that is then deleted carry the later sequence', () => {
-    const e = seedEvent(store, { title: 'Twice' });
-    store.updateEvent({ ...e, status: 'trash' }); // sequence 1
-    store.deletePost(e.id); // sequence 2
-    expect(store.eventTombstones('2000-01-01 00:00:00').map((t) => t.sequence)).toEqual([2]);
+  it('of a trashed event that is then deleted carry the later sequence', async () => {
+    const e = await seedEvent(store, { title: 'Twice' });
+    await store.updateEvent({ ...e, status: 'trash' }); // sequence 1
+    await store.deletePost(e.id); // sequence 2
+    expect((await store.eventTombstones('2000-01-01 00:00:00')).map((t) => t.sequence)).toEqual([2]);
   });
 
-  it('are pruned by removal time', () => {
-    const e = seedEvent(store);
-    store.deletePost(e.id);
-    const [t] = store.eventTombstones('2000-01-01 00:00:00');
-    expect(store.eventTombstones('2999-01-01 00:00:00')).toEqual([]);
-    expect(store.pruneEventTombstones(t.removed_utc)).toBe(0);
-    expect(store.pruneEventTombstones('2999-01-01 00:00:00')).toBe(1);
-    expect(store.eventTombstones('2000-01-01 00:00:00')).toEqual([]);
+  it('are pruned by removal time', async () => {
+    const e = await seedEvent(store);
+    await store.deletePost(e.id);
+    const [t] = await store.eventTombstones('2000-01-01 00:00:00');
+    expect(await store.eventTombstones('2999-01-01 00:00:00')).toEqual([]);
+    expect(await store.pruneEventTombstones(t.removed_utc)).toBe(0);
+    expect(await store.pruneEventTombstones('2999-01-01 00:00:00')).toBe(1);
+    expect(await store.eventTombstones('2000-01-01 00:00:00')).toEqual([]);
   });
 });
 
@@ -93,7 +93,7 @@ describe('upgrading a schema 4 file', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  it('adds sequences and tombstones and keeps the events', () => {
+  it('adds sequences and tombstones and keeps the events', async () => {
     const path = join(dir, 'old.db');
     const db = new DatabaseSync(path);
     migrate(
@@ -102,13 +102,13 @@ describe('upgrading a schema 4 file', () => {
       path,
     );
     expect(schemaVersion(db)).toBe(4);
-    db.close();
+    await db.close();
     const old = openSqliteStore(path);
     // Reopened: migrated to the latest, and the triggers work on the upgraded file.
-    const e = seedEvent(old);
-    old.updateEvent({ ...e, status: 'trash' });
-    expect(old.eventTombstones('2000-01-01 00:00:00').map((t) => t.id)).toEqual([e.id]);
-    old.close();
+    const e = await seedEvent(old);
+    await old.updateEvent({ ...e, status: 'trash' });
+    expect((await old.eventTombstones('2000-01-01 00:00:00')).map((t) => t.id)).toEqual([e.id]);
+    await old.close();
     const check = new DatabaseSync(path);
     expect(schemaVersion(check)).toBe(MIGRATIONS.at(-1)?.version);
     check.close();

@@ -145,7 +145,7 @@ describe('a feed read by a calendar app', () => {
   it('renders byte-identically while nothing changes', async () => {
     const first = (await get('/feeds/all.ics')).body;
     // A write to another feed's data that leaves this one's events alone re-renders, same bytes.
-    h.store.insertTerm({ kind: 'tags', name: 'unused', slug: 'unused', description: '', parent: 0 });
+    await h.store.insertTerm({ kind: 'tags', name: 'unused', slug: 'unused', description: '', parent: 0 });
     const second = (await get('/feeds/all.ics')).body;
     expect(second).toBe(first);
   });

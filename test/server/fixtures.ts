@@ -48,9 +48,9 @@ export function eventRecord(over: Partial<Omit<EventRecord, 'id' | 'kind'>> = {}
 
 let seq = 0;
 /** An `eventRecord` straight into the store, with its own slug and title (`seeded-N`, `Seeded N`). */
-export function seedEvent(store: Store, over: Partial<EventRecord> = {}): EventRecord {
+export async function seedEvent(store: Store, over: Partial<EventRecord> = {}): Promise<EventRecord> {
   seq++;
-  return store.insertEvent(eventRecord({ slug: `seeded-${seq}`, title: `Seeded ${seq}`, ...over }));
+  return await store.insertEvent(eventRecord({ slug: `seeded-${seq}`, title: `Seeded ${seq}`, ...over }));
 }
 
 /** A new top-level term with an empty description; the slug defaults to the lower-cased name. */
@@ -64,8 +64,11 @@ export function termRecord(
 }
 
 /** An 800×600 PNG attachment (`poster.png`, 2935 bytes) straight into the store. */
-export function seedAttachment(store: Store, over: Partial<AttachmentRecord> = {}): AttachmentRecord {
-  return store.insertAttachment({
+export async function seedAttachment(
+  store: Store,
+  over: Partial<AttachmentRecord> = {},
+): Promise<AttachmentRecord> {
+  return await store.insertAttachment({
     kind: 'attachment',
     author: 1,
     url: 'https://cal.example.org/uploads/2026/11/poster.png',

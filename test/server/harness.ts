@@ -37,10 +37,10 @@ export interface Harness {
 }
 
 /** Every post and term in the store (ids 1–300), to prove that a rejected write wrote nothing. */
-export function snapshot(store: Store): string {
+export async function snapshot(store: Store): Promise<string> {
   const ids = Array.from({ length: 300 }, (_, i) => i + 1);
-  const posts = ids.map((id) => store.getPost(id)).filter(Boolean);
-  return JSON.stringify({ posts, terms: [...store.getTermsMany(ids).values()] });
+  const posts = (await Promise.all(ids.map((id) => store.getPost(id)))).filter(Boolean);
+  return JSON.stringify({ posts, terms: [...(await store.getTermsMany(ids)).values()] });
 }
 
 /**
@@ -53,11 +53,13 @@ function issuedPassword(role: Role): Promise<{ password: string; hash: string }>
   let made = issued.get(role);
   if (!made) {
     const scratch = openSqliteStore(':memory:');
-    const user = scratch.insertUser({ login: role, email: `${role}@example.org`, role, display_name: role });
-    made = createAppPassword(scratch, user, 'tests', '2026-01-01 00:00:00').then(({ password, record }) => {
-      scratch.close();
-      return { password, hash: record.hash };
-    });
+    made = scratch
+      .insertUser({ login: role, email: `${role}@example.org`, role, display_name: role })
+      .then((user) => createAppPassword(scratch, user, 'tests', '2026-01-01 00:00:00'))
+      .then(async ({ password, record }) => {
+        await scratch.close();
+        return { password, hash: record.hash };
+      });
     issued.set(role, made);
   }
   return made;
@@ -69,11 +71,11 @@ export async function makeApp(options: Partial<AppOptions> & { path?: string } =
   const passwords = {} as Record<Role, string>;
   for (const role of ROLES) {
     const user =
-      store.findUser(role) ??
-      store.insertUser({ login: role, email: `${role}@example.org`, role, display_name: role });
+      (await store.findUser(role)) ??
+      (await store.insertUser({ login: role, email: `${role}@example.org`, role, display_name: role }));
     users[role] = user;
     const issued = await issuedPassword(role);
-    store.insertAppPassword({
+    await store.insertAppPassword({
       user_id: user.id,
       name: 'tests',
       hash: issued.hash,

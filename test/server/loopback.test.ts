@@ -139,7 +139,7 @@ describe('restart on the same SQLite file', () => {
       await first.call('POST', '/events', { as: 'administrator', body: { ...EVENT, title: 'Gone' } })
     ).json;
     await first.call('DELETE', `/events/${trashed.id}`, { as: 'administrator' });
-    first.store.setEventPassword(draft.id, 'pw');
+    await first.store.setEventPassword(draft.id, 'pw');
     const paths = [
       `/events/${event.id}`,
       `/events/${draft.id}`,
@@ -162,7 +162,7 @@ describe('restart on the same SQLite file', () => {
         expect(res.status, p).toBe(200);
         expect(res.json, p).toEqual(before[i].json);
       }
-      expect(second.store.getEvent(draft.id)?.password).toBe('pw');
+      expect((await second.store.getEvent(draft.id))?.password).toBe('pw');
       // The id sequence continues after the last id, shared by every post kind.
       const next = await second.call('POST', '/venues', { as: 'administrator', body: { venue: 'Next' } });
       expect(next.json.id).toBe(trashed.id + 1);
@@ -181,7 +181,7 @@ describe('restart on the same SQLite file', () => {
 
 describe('the serve command', () => {
   let child: ChildProcess | undefined;
-  afterEach(() => {
+  afterEach(async () => {
     if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     child = undefined;
   });
@@ -230,8 +230,8 @@ describe('the serve command', () => {
     expect(stderr).toBe('');
     // The file outlives the server.
     const store = openSqliteStore(data);
-    expect(store.listUsers()).toEqual([]);
-    store.close();
+    expect(await store.listUsers()).toEqual([]);
+    await store.close();
   });
 
   it('prints help and exits 2 on a bad port, without listening', async () => {
@@ -305,7 +305,7 @@ describe('the users command', () => {
           payload: JSON.stringify(EVENT),
         });
         expect(res.statusCode, res.body).toBe(201);
-        expect(res.json().author).toBe(String(store.findUser('alice')!.id));
+        expect(res.json().author).toBe(String((await store.findUser('alice'))!.id));
       }
       const wrong = await app.inject({
         method: 'GET',

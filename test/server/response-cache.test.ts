@@ -45,8 +45,8 @@ describe('response cache', () => {
     expect(titles((await h.call('GET', '/events')).json)).toEqual(['Ours']);
     const single = await h.call('GET', '/events/by-slug/ours');
     expect(single.json.title).toBe('Ours');
-    other.updateEvent({ ...other.getEvent(single.json.id)!, title: 'Renamed elsewhere' });
-    other.insertEvent(
+    await other.updateEvent({ ...(await other.getEvent(single.json.id))!, title: 'Renamed elsewhere' });
+    await other.insertEvent(
       eventRecord({
         title: 'Theirs',
         start_local: '2026-12-02 10:00:00',
@@ -57,7 +57,7 @@ describe('response cache', () => {
     );
     expect(titles((await h.call('GET', '/events')).json)).toEqual(['Renamed elsewhere', 'Theirs']);
     expect((await h.call('GET', '/events/by-slug/ours')).json.title).toBe('Renamed elsewhere');
-    other.close();
+    await other.close();
     await h.app.close();
   });
 
@@ -143,7 +143,7 @@ describe('response cache', () => {
     await h.app.close();
   });
 
-  it('keeps within its bounds, dropping the least recently used first', () => {
+  it('keeps within its bounds, dropping the least recently used first', async () => {
     const cache = new ResponseCache({ maxEntries: 2, maxBytes: 400 });
     const entry = (n: number, tables = ['events']) => ({
       status: 200,
@@ -154,22 +154,22 @@ describe('response cache', () => {
       coded: {},
       ready: {},
     });
-    const fresh = () => false;
-    expect(cache.get('a', fresh)).toBeUndefined();
+    const fresh = async () => false;
+    expect(await cache.get('a', fresh)).toBeUndefined();
     cache.set('a', entry(10));
     cache.set('b', entry(10));
-    expect(cache.get('a', fresh)).toBeDefined();
+    expect(await cache.get('a', fresh)).toBeDefined();
     cache.set('c', entry(10));
-    expect(cache.get('b', fresh)).toBeUndefined();
-    expect(cache.get('a', fresh)).toBeDefined();
+    expect(await cache.get('b', fresh)).toBeUndefined();
+    expect(await cache.get('a', fresh)).toBeDefined();
     cache.set('big', entry(101));
-    expect(cache.get('big', fresh)).toBeUndefined();
+    expect(await cache.get('big', fresh)).toBeUndefined();
     cache.set('d', entry(100));
     cache.set('e', entry(100, ['venues']));
     expect(cache.size).toBe(2);
     // A stale entry is dropped when looked up; the others stay.
-    expect(cache.get('e', (e) => e.tables.includes('venues'))).toBeUndefined();
-    expect(cache.get('d', (e) => e.tables.includes('venues'))).toBeDefined();
+    expect(await cache.get('e', async (e) => e.tables.includes('venues'))).toBeUndefined();
+    expect(await cache.get('d', async (e) => e.tables.includes('venues'))).toBeDefined();
     expect(cache.size).toBe(1);
   });
 });

@@ -50,7 +50,7 @@ describe('browser defences', () => {
   });
 
   it('a cross-site form POST with credentials is refused and writes nothing; same-site and non-browser posts work', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const form = new URLSearchParams({
       title: 'Forged',
       start_date: '2027-01-01 10:00',
@@ -67,7 +67,7 @@ describe('browser defences', () => {
       expect(res.status, JSON.stringify(headers)).toBe(403);
       expect(res.json.code).toBe('rest_cross_origin_write');
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
 
     const sameSite = await send(`${NS}/events`, { ...formHeaders, origin: SITE }, 'POST', form);
     expect(sameSite.status).toBe(201);

@@ -85,7 +85,7 @@ describe('socket limits', () => {
     expect(received).toMatch(/^HTTP\/1\.1 408 /);
     expect(dripped).toBeLessThan(1_000);
     // Nothing was created.
-    expect(h.store.getPost(1)).toBeFalsy();
+    expect(await h.store.getPost(1)).toBeFalsy();
   });
 
   it('the server is not worse for it: a normal request right after is answered', async () => {
@@ -135,7 +135,7 @@ describe('socket limits', () => {
     });
     expect(res.statusCode).toBe(413);
     expect(((await res.body.json()) as { code: string }).code).toBe('rest_request_too_large');
-    expect(h.store.getPost(1)).toBeFalsy();
+    expect(await h.store.getPost(1)).toBeFalsy();
   });
 });
 

@@ -67,7 +67,7 @@ describe('failed-authentication throttle over a loopback socket', () => {
       JSON.stringify({ title: 'Blocked', start_date: '2027-03-01 19:00', end_date: '2027-03-01 20:00' }),
     );
     expect(write.status).toBe(429);
-    expect(h.store.getPost(1)).toBeFalsy();
+    expect(await h.store.getPost(1)).toBeFalsy();
 
     // Anonymous public reads are not blocked.
     const anon = await send(`${NS}/events`);
@@ -261,7 +261,7 @@ describe('attempts counted before they are checked (issue 15)', () => {
       start_date: '2027-03-01 19:00',
       end_date: '2027-03-01 20:00',
     });
-    h.store.setEventPassword(event.id, 'opensesame');
+    await h.store.setEventPassword(event.id, 'opensesame');
     const read = (password: string) =>
       h!.app.inject({ method: 'GET', url: `${NS}/events/${event.id}?password=${password}` });
     for (let i = 0; i < MAX; i++) {

@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 async function seedUser(store: ReturnType<typeof openSqliteStore>) {
-  const user = store.insertUser({
+  const user = await store.insertUser({
     login: 'admin',
     email: 'a@example.org',
     role: 'administrator',
@@ -106,9 +106,9 @@ describe('a full disk under the server', () => {
     // Every acknowledged create is in the file, opened again from scratch.
     const reopened = openSqliteStore(file) as SqliteStore;
     try {
-      for (const { id, title } of created) expect(reopened.getEvent(id)?.title).toBe(title);
+      for (const { id, title } of created) expect((await reopened.getEvent(id))?.title).toBe(title);
     } finally {
-      reopened.close();
+      await reopened.close();
     }
   });
 });
@@ -118,7 +118,7 @@ describe('a read-only data directory', () => {
   beforeAll(async () => {
     const src = mkdtempSync(join(tmpdir(), 'calsync-rw-'));
     const store = openSqliteStore(join(src, 'calendar.db'));
-    const user = store.insertUser({
+    const user = await store.insertUser({
       login: 'admin',
       email: 'a@example.org',
       role: 'administrator',
@@ -149,7 +149,7 @@ describe('a read-only data directory', () => {
   it('serve answers reads, and writes with 503 rest_storage_read_only and Retry-After', async () => {
     const store = openSqliteStore(join(ro, 'calendar.db'), { readOnlyFallback: true }) as SqliteStore;
     expect(store.readOnly).toBe(true);
-    const user = store.findUser('admin')!;
+    const user = (await store.findUser('admin'))!;
     const app = await buildApp({
       store,
       authThrottle: false,

@@ -33,40 +33,40 @@ function errorOf(fn: () => unknown): StoreError {
 }
 
 describe('SQLite store files', () => {
-  it('data survives closing and reopening the file', () => {
+  it('data survives closing and reopening the file', async () => {
     const path = newPath();
     const first = openSqliteStore(path);
-    const event = first.insertEvent(eventOn(10, 10, { title: 'Kept' }));
-    first.close();
+    const event = await first.insertEvent(eventOn(10, 10, { title: 'Kept' }));
+    await first.close();
     const again = openSqliteStore(path);
-    expect(again.getEvent(event.id)).toEqual(event);
-    expect(again.listEvents(eventQuery({ searchWords: ['kept'] })).total).toBe(1);
+    expect(await again.getEvent(event.id)).toEqual(event);
+    expect((await again.listEvents(eventQuery({ searchWords: ['kept'] }))).total).toBe(1);
     // The id sequence goes on where it stopped.
-    expect(again.insertEvent(eventOn(11)).id).toBe(event.id + 1);
-    again.close();
+    expect((await again.insertEvent(eventOn(11))).id).toBe(event.id + 1);
+    await again.close();
   });
 
-  it('a fresh file is migrated to the latest schema version, in WAL mode', () => {
+  it('a fresh file is migrated to the latest schema version, in WAL mode', async () => {
     const path = newPath();
     openSqliteStore(path).close();
     const db = new DatabaseSync(path);
     expect(schemaVersion(db)).toBe(MIGRATIONS.at(-1)!.version);
     expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' });
-    db.close();
+    await db.close();
   });
 
-  it('a file written by a newer calsync is refused with store-schema-too-new', () => {
+  it('a file written by a newer calsync is refused with store-schema-too-new', async () => {
     const path = newPath();
     openSqliteStore(path).close();
     const db = new DatabaseSync(path);
     db.exec(`PRAGMA user_version = ${MIGRATIONS.at(-1)!.version + 1}`);
-    db.close();
+    await db.close();
     const error = errorOf(() => openSqliteStore(path));
     expect(error.code).toBe('store-schema-too-new');
     expect(error.path).toBe(path);
   });
 
-  it('an old file is upgraded step by step; a failing step rolls back and keeps the old version', () => {
+  it('an old file is upgraded step by step; a failing step rolls back and keeps the old version', async () => {
     const db = new DatabaseSync(':memory:');
     const steps: Migration[] = [
       { version: 1, description: 'table a', up: (d) => d.exec('CREATE TABLE a (x INTEGER)') },
@@ -86,10 +86,10 @@ describe('SQLite store files', () => {
     expect(errorOf(() => migrate(db, [...steps, broken])).code).toBe('store-migration-failed');
     expect(schemaVersion(db)).toBe(2);
     expect(db.prepare("SELECT name FROM sqlite_master WHERE name = 'c'").get()).toBeUndefined();
-    db.close();
+    await db.close();
   });
 
-  it('a version 1 file gains image sizes: its attachments read back with none', () => {
+  it('a version 1 file gains image sizes: its attachments read back with none', async () => {
     const path = newPath();
     mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path);
@@ -99,13 +99,13 @@ describe('SQLite store files', () => {
       'INSERT INTO attachments (id, author, url, source_url, mime, width, height, filesize, date_utc) ' +
         "VALUES (7, 1, 'https://cal.example.org/uploads/a.png', NULL, 'image/png', 800, 600, 2935, '2026-01-01 00:00:00')",
     );
-    db.close();
+    await db.close();
     const store = openSqliteStore(path);
-    expect(store.getAttachment(7)).toMatchObject({ id: 7, width: 800, sizes: {} });
-    store.close();
+    expect(await store.getAttachment(7)).toMatchObject({ id: 7, width: 800, sizes: {} });
+    await store.close();
   });
 
-  it('a version 3 file gains OAuth clients: its users keep their ids and can get clients', () => {
+  it('a version 3 file gains OAuth clients: its users keep their ids and can get clients', async () => {
     const path = newPath();
     mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path);
@@ -113,116 +113,110 @@ describe('SQLite store files', () => {
     db.exec(
       "INSERT INTO users (id, login, email, role, display_name) VALUES (5, 'ann', 'a@x.org', 'editor', 'Ann')",
     );
-    db.close();
+    await db.close();
     const store = openSqliteStore(path);
-    expect(store.listOAuthClients()).toEqual([]);
-    const client = store.insertOAuthClient({
+    expect(await store.listOAuthClients()).toEqual([]);
+    const client = await store.insertOAuthClient({
       client_id: 'cs_a',
       secret_hash: 'h',
       user_id: 5,
       name: 'n',
       created_utc: '2027-01-01 00:00:00',
     });
-    expect(store.findOAuthClient('cs_a')).toEqual(client);
-    store.close();
+    expect(await store.findOAuthClient('cs_a')).toEqual(client);
+    await store.close();
   });
 
-  it('writes by another connection are seen at once, remembered totals included', () => {
+  it('writes by another connection are seen at once, remembered totals included', async () => {
     const path = newPath();
     const reader = openSqliteStore(path);
     const writer = openSqliteStore(path);
-    writer.insertEvent(eventOn(10));
-    writer.insertEvent(eventOn(11));
+    await writer.insertEvent(eventOn(10));
+    await writer.insertEvent(eventOn(11));
     const q = eventQuery({ limit: 1 });
-    expect(reader.listEvents(q).total).toBe(2);
-    writer.insertEvent(eventOn(12, 10, { title: 'Late' }));
-    expect(reader.listEvents(q).total).toBe(3);
-    expect(reader.listEvents(eventQuery({ searchWords: ['late'] })).total).toBe(1);
-    reader.close();
-    writer.close();
+    expect((await reader.listEvents(q)).total).toBe(2);
+    await writer.insertEvent(eventOn(12, 10, { title: 'Late' }));
+    expect((await reader.listEvents(q)).total).toBe(3);
+    expect((await reader.listEvents(eventQuery({ searchWords: ['late'] }))).total).toBe(1);
+    await reader.close();
+    await writer.close();
   });
 
-  it('transaction refuses an async function', async () => {
+  it('close is idempotent', async () => {
     const store = openSqliteStore(':memory:');
-    const error = errorOf(() => store.transaction(async () => store.insertEvent(eventOn(10))));
-    expect(error.code).toBe('store-async-transaction');
-    expect(store.listEvents(eventQuery()).total).toBe(0);
-    store.close();
-  });
-
-  it('close is idempotent', () => {
-    const store = openSqliteStore(':memory:');
-    store.close();
-    expect(() => store.close()).not.toThrow();
+    await store.close();
+    await expect(store.close()).resolves.toBeUndefined();
   });
 });
 
 describe('SQLite search index queue', () => {
-  const search = (s: SqliteStore, ...words: string[]) =>
-    s.listEvents(eventQuery({ searchWords: words })).items.map((e) => e.id);
+  const search = async (s: SqliteStore, ...words: string[]) =>
+    (await s.listEvents(eventQuery({ searchWords: words }))).items.map((e) => e.id);
 
-  it('search answers the same with events queued for the index, indexed, or changed after indexing', () => {
+  it('search answers the same with events queued for the index, indexed, or changed after indexing', async () => {
     const s = SqliteStore.open(':memory:');
-    const a = s.insertEvent(eventOn(10, 10, { title: 'Salsa class', description: 'Église Saint-Étienne' }));
-    const b = s.insertEvent(eventOn(11, 10, { title: 'Tango class', excerpt: '100% fun' }));
-    const c = s.insertEvent(eventOn(12, 10, { title: 'Opera' }));
-    const answers = () => [
-      search(s, 'salsa'),
-      search(s, 'CLASS'),
-      search(s, 'église', 'ÉTIENNE'),
-      search(s, '0% f'),
-      search(s, 'class', 'GO'),
-      search(s, 'opera'),
+    const a = await s.insertEvent(
+      eventOn(10, 10, { title: 'Salsa class', description: 'Église Saint-Étienne' }),
+    );
+    const b = await s.insertEvent(eventOn(11, 10, { title: 'Tango class', excerpt: '100% fun' }));
+    const c = await s.insertEvent(eventOn(12, 10, { title: 'Opera' }));
+    const answers = async () => [
+      await search(s, 'salsa'),
+      await search(s, 'CLASS'),
+      await search(s, 'église', 'ÉTIENNE'),
+      await search(s, '0% f'),
+      await search(s, 'class', 'GO'),
+      await search(s, 'opera'),
     ];
-    const queued = answers();
+    const queued = await answers();
     expect(queued).toEqual([[a.id], [a.id, b.id], [a.id], [b.id], [b.id], [c.id]]);
     s.drainSearchIndex();
-    expect(answers()).toEqual(queued);
+    expect(await answers()).toEqual(queued);
     // Changed and deleted after indexing: the index holds old text until the queue is indexed again.
-    s.updateEvent({ ...b, title: 'Salsa social' });
-    s.deletePost(c.id);
+    await s.updateEvent({ ...b, title: 'Salsa social' });
+    await s.deletePost(c.id);
     const changed = [[a.id, b.id], [a.id], [a.id], [b.id], [], []];
-    expect([search(s, 'salsa'), ...answers().slice(1)]).toEqual(changed);
+    expect([await search(s, 'salsa'), ...(await answers()).slice(1)]).toEqual(changed);
     s.drainSearchIndex();
-    expect([search(s, 'salsa'), ...answers().slice(1)]).toEqual(changed);
-    s.close();
+    expect([await search(s, 'salsa'), ...(await answers()).slice(1)]).toEqual(changed);
+    await s.close();
   });
 
-  it('indexing the queue leaves the data version alone; writes move it', () => {
+  it('indexing the queue leaves the data version alone; writes move it', async () => {
     const s = SqliteStore.open(':memory:');
-    const v0 = s.dataVersion();
-    expect(s.dataVersion()).toBe(v0);
-    s.insertEvent(eventOn(10, 10, { title: 'Salsa class' }));
-    const v1 = s.dataVersion();
+    const v0 = await s.dataVersion();
+    expect(await s.dataVersion()).toBe(v0);
+    await s.insertEvent(eventOn(10, 10, { title: 'Salsa class' }));
+    const v1 = await s.dataVersion();
     expect(v1).not.toBe(v0);
     s.drainSearchIndex();
-    expect(s.dataVersion()).toBe(v1);
-    s.close();
+    expect(await s.dataVersion()).toBe(v1);
+    await s.close();
   });
 
   it('the queue is indexed in the background after writes', async () => {
     const path = newPath();
     const s = SqliteStore.open(path);
-    for (let day = 1; day <= 5; day++) s.insertEvent(eventOn(day, 10, { title: `Salsa ${day}` }));
+    for (let day = 1; day <= 5; day++) await s.insertEvent(eventOn(day, 10, { title: `Salsa ${day}` }));
     const raw = new DatabaseSync(path);
     const queued = () =>
       (raw.prepare('SELECT count(*) AS n FROM events_fts_pending').get() as { n: number }).n;
     expect(queued()).toBe(5);
     await expect.poll(queued, { timeout: 5000 }).toBe(0);
-    expect(search(s, 'salsa')).toHaveLength(5);
+    expect(await search(s, 'salsa')).toHaveLength(5);
     raw.close();
-    s.close();
+    await s.close();
   });
 
-  it("another process's writes move the data version", () => {
+  it("another process's writes move the data version", async () => {
     const path = newPath();
     const reader = openSqliteStore(path);
     const writer = openSqliteStore(path);
-    const v0 = reader.dataVersion();
-    writer.insertEvent(eventOn(10));
-    expect(reader.dataVersion()).not.toBe(v0);
-    reader.close();
-    writer.close();
+    const v0 = await reader.dataVersion();
+    await writer.insertEvent(eventOn(10));
+    expect(await reader.dataVersion()).not.toBe(v0);
+    await reader.close();
+    await writer.close();
   });
 });
 
@@ -234,9 +228,10 @@ describe('SQLite WAL checkpoints', () => {
     // offset 16, native byte order), read from the file so that no checkpoint of ours interferes.
     const frames = () => readFileSync(`${path}-shm`).readUInt32LE(16);
     let written = 0;
-    const write = () => s.insertEvent(eventOn(1 + (written % 28), 10, { title: `Event ${written++}` }));
+    const write = async () =>
+      await s.insertEvent(eventOn(1 + (written % 28), 10, { title: `Event ${written++}` }));
     for (let i = 0; i < 600; i++) {
-      write();
+      await write();
       // Between requests, as in the server: the thread's answers are handled here.
       if (i % 20 === 0) await new Promise((done) => setTimeout(done, 2));
     }
@@ -244,19 +239,19 @@ describe('SQLite WAL checkpoints', () => {
     await expect
       .poll(
         async () => {
-          write();
+          await write();
           await new Promise((done) => setTimeout(done, 10));
           return frames();
         },
         { timeout: 15_000, interval: 0 },
       )
       .toBeLessThan(200);
-    expect(s.listEvents(eventQuery({ limit: 1 })).total).toBe(written);
-    s.close();
+    expect((await s.listEvents(eventQuery({ limit: 1 }))).total).toBe(written);
+    await s.close();
     expect(existsSync(`${path}-wal`)).toBe(false);
     const again = SqliteStore.open(path);
-    expect(again.listEvents(eventQuery({ limit: 1 })).total).toBe(written);
-    again.close();
+    expect((await again.listEvents(eventQuery({ limit: 1 }))).total).toBe(written);
+    await again.close();
   });
 
   it('the WAL starts over under writes that never pause', async () => {
@@ -265,7 +260,7 @@ describe('SQLite WAL checkpoints', () => {
     const frames = () => readFileSync(`${path}-shm`).readUInt32LE(16);
     let i = 0;
     const write = async () => {
-      s.insertEvent(eventOn(1 + (i % 28), 10, { title: `Event ${i++}` }));
+      await s.insertEvent(eventOn(1 + (i % 28), 10, { title: `Event ${i++}` }));
       // The thread copies while writes go on; only a turn of the event loop between them.
       await new Promise((done) => setImmediate(done));
     };
@@ -284,7 +279,7 @@ describe('SQLite WAL checkpoints', () => {
       await write();
       most = Math.max(most, frames());
     }
-    s.close();
+    await s.close();
     // ~10 pages a write: a WAL that never started over would hold 30,000–40,000 frames over the last
     // thousand writes. The bound leaves room for a checkpoint thread slowed by a busy machine (it once
     // reached ~10,000 with two other test runs on the same two cores).

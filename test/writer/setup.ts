@@ -36,7 +36,7 @@ export interface ServerSetup {
 
 /** A user `importer` in `store` with one application password, which is returned. */
 export async function createImporter(store: Store, role: Role = 'administrator'): Promise<string> {
-  const user = store.insertUser({
+  const user = await store.insertUser({
     login: 'importer',
     email: 'importer@example.org',
     role,
@@ -106,7 +106,7 @@ export const KINDS: readonly Kind[] = ['category', 'tag', 'venue', 'organizer', 
 
 /** An OAuth client acting as the server's administrator, as `npm run users -- client add importer` makes. */
 export async function addOAuthClient(server: LoopbackServer): Promise<{ clientId: string; secret: string }> {
-  const user = server.app.store.findUser(server.username);
+  const user = await server.app.store.findUser(server.username);
   if (!user) throw new Error(`no user ${server.username}`);
   const { secret, record } = await createOAuthClient(server.app.store, user, 'sync', '2026-01-01 00:00:00');
   return { clientId: record.client_id, secret };

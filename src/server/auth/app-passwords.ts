@@ -30,10 +30,11 @@ export const formatAppPassword = (p: string) => p.replace(/(.{4})(?=.)/g, '$1 ')
 
 export async function createAppPassword(store: IdentityStore, user: UserRecord, name: string, now: string) {
   const password = generateAppPassword();
-  const record = store.insertAppPassword({
+  const passwordHash = await hash(password);
+  const record = await store.insertAppPassword({
     user_id: user.id,
     name,
-    hash: await hash(password),
+    hash: passwordHash,
     created_utc: now,
   });
   return { password, record };
@@ -66,7 +67,7 @@ export class AppPasswordVerifier {
     const hit = this.#cache.get(digest);
     if (hit && hit.until > Date.now()) {
       // One query instead of listing the user's passwords and reading the user (~35 µs a request).
-      const user = this.#store.appPasswordUser(hit.appPasswordId);
+      const user = await this.#store.appPasswordUser(hit.appPasswordId);
       if (user?.id === hit.userId) return user;
       this.#cache.delete(digest);
     }
@@ -87,8 +88,9 @@ export class AppPasswordVerifier {
   ): Promise<UserRecord | null> {
     let found: { user: UserRecord; appPasswordId: number } | undefined;
     const ok = await attempt(async () => {
-      const user = this.#store.findUser(login);
-      const candidates = user && /^[A-Za-z0-9]{24}$/.test(password) ? this.#store.appPasswords(user.id) : [];
+      const user = await this.#store.findUser(login);
+      const candidates =
+        user && /^[A-Za-z0-9]{24}$/.test(password) ? await this.#store.appPasswords(user.id) : [];
       if (candidates.length === 0) {
         await verify(await decoyHash(), password || 'x');
         return false;
@@ -103,7 +105,7 @@ export class AppPasswordVerifier {
     });
     if (!ok || !found) return null;
     try {
-      this.#store.touchAppPassword(
+      await this.#store.touchAppPassword(
         found.appPasswordId,
         new Date().toISOString().slice(0, 19).replace('T', ' '),
       );

@@ -53,9 +53,9 @@ export function basicScheme(verifier: AppPasswordVerifier): SchemeHandler {
 export function bearerScheme(tokens: TokenService, store: Store): SchemeHandler {
   return async (credentials, method) => {
     const claims = await tokens.verify(credentials);
-    const client = claims && store.findOAuthClient(claims.clientId);
+    const client = claims && (await store.findOAuthClient(claims.clientId));
     const user =
-      client && !client.revoked && client.user_id === claims.userId && store.getUser(claims.userId);
+      client && !client.revoked && client.user_id === claims.userId && (await store.getUser(claims.userId));
     if (!claims || !user) {
       throw unauthorized(
         'invalid_token',

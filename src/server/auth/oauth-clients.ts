@@ -14,9 +14,10 @@ const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 
 export async function createOAuthClient(store: IdentityStore, user: UserRecord, name: string, now: string) {
   const secret = random(32);
-  const record = store.insertOAuthClient({
+  const secretHash = await hash(secret);
+  const record = await store.insertOAuthClient({
     client_id: `cs_${random(15)}`,
-    secret_hash: await hash(secret),
+    secret_hash: secretHash,
     user_id: user.id,
     name,
     created_utc: now,
@@ -35,7 +36,7 @@ export async function verifyClient(
   secret: string,
   attempt: CredentialCheck = (check) => check(),
 ): Promise<OAuthClientRecord | null> {
-  const client = store.findOAuthClient(clientId);
+  const client = await store.findOAuthClient(clientId);
   const ok = await attempt(async () => {
     if (!client || client.revoked) {
       await verify(await decoyHash(), secret || 'x');

@@ -27,7 +27,7 @@ export class TokenService {
   readonly #issuer: string;
   readonly #audience: string;
   readonly #now: () => Date;
-  #key: Uint8Array | undefined;
+  #key: Promise<Uint8Array> | undefined;
 
   constructor(store: IdentityStore, apiBase: string, now: () => Date) {
     this.#store = store;
@@ -37,8 +37,15 @@ export class TokenService {
   }
 
   /** Asked lazily: a server that never sees a token never writes a key. */
-  #signingKey(): Uint8Array {
-    this.#key ??= this.#store.signingKey(KEY_NAME, () => randomBytes(32));
+  #signingKey(): Promise<Uint8Array> {
+    if (!this.#key) {
+      const key = this.#store.signingKey(KEY_NAME, () => randomBytes(32));
+      this.#key = key;
+      // A failed read (a full disk) is asked again next time, not kept.
+      key.catch(() => {
+        if (this.#key === key) this.#key = undefined;
+      });
+    }
     return this.#key;
   }
 
@@ -52,13 +59,13 @@ export class TokenService {
       .setIssuedAt(iat)
       .setExpirationTime(iat + TOKEN_LIFETIME)
       .setJti(randomUUID())
-      .sign(this.#signingKey());
+      .sign(await this.#signingKey());
   }
 
   /** The token's claims, or null for a bad signature, issuer, audience, shape or an expired token. */
   async verify(token: string): Promise<TokenClaims | null> {
     try {
-      const { payload } = await jwtVerify(token, this.#signingKey(), {
+      const { payload } = await jwtVerify(token, await this.#signingKey(), {
         algorithms: ['HS256'],
         issuer: this.#issuer,
         audience: this.#audience,

@@ -82,26 +82,28 @@ export async function pagesPlugin(app: FastifyInstance, options: PagesOptions): 
   app.get<{ Params: { slug: string } }>('/event/:slug/', async (req, reply) => {
     if (!req.url.split('?')[0].endsWith('/'))
       return reply.redirect(`/event/${encodeURIComponent(req.params.slug)}/`, 301);
-    const found = app.store.findBySlug('event', req.params.slug);
+    const found = await app.store.findBySlug('event', req.params.slug);
     // What anyone may read: published, not password-protected (the API's rule for anonymous readers).
     if (found?.kind !== 'event' || found.status !== 'publish' || found.password) return reply.callNotFound();
-    const wire = renderEvent(found, loadRelated(app.store, [found], null), cfg, {
+    const wire = renderEvent(found, await loadRelated(app.store, [found], null), cfg, {
       single: true,
     }) as unknown as EventWire;
     const ics = `${apiPath}events/${found.id}?ical=1`;
     return sendHtml(reply, eventPage(context(), wire, { ics, ...feedLinks() }));
   });
   /** Upcoming published events (of a venue or an organizer), as the lists show them. */
-  const upcoming = (filter: { venueIds?: number[]; organizerIds?: number[] } = {}): ListedEvent[] => {
+  const upcoming = async (
+    filter: { venueIds?: number[]; organizerIds?: number[] } = {},
+  ): Promise<ListedEvent[]> => {
     const now = cfg.now().toISOString().slice(0, 19).replace('T', ' ');
-    const { items } = app.store.listEvents({
+    const { items } = await app.store.listEvents({
       offset: 0,
       limit: UPCOMING,
       endsAfter: now,
       visibility: PUBLIC,
       ...filter,
     });
-    const rel = loadRelated(app.store, items, null);
+    const rel = await loadRelated(app.store, items, null);
     return items
       .filter((e) => !e.hide_from_listings)
       .map((e) => ({
@@ -117,19 +119,19 @@ export async function pagesPlugin(app: FastifyInstance, options: PagesOptions): 
   };
   app.get('/events/', async (req, reply) => {
     if (!req.url.split('?')[0].endsWith('/')) return reply.redirect('/events/', 301);
-    return sendHtml(reply, eventsPage(context(), upcoming(), feedLinks()));
+    return sendHtml(reply, eventsPage(context(), await upcoming(), feedLinks()));
   });
   // The venues' and organizers' `url` (render/linked.ts): their address or contact and upcoming events.
   for (const kind of ['venue', 'organizer'] as const) {
     app.get<{ Params: { slug: string } }>(`/${kind}/:slug/`, async (req, reply) => {
       if (!req.url.split('?')[0].endsWith('/'))
         return reply.redirect(`/${kind}/${encodeURIComponent(req.params.slug)}/`, 301);
-      const found = app.store.findBySlug(kind, req.params.slug);
+      const found = await app.store.findBySlug(kind, req.params.slug);
       if (!found || found.kind !== kind || found.status !== 'publish') return reply.callNotFound();
       const html =
         found.kind === 'venue'
-          ? venuePage(context(), found, upcoming({ venueIds: [found.id] }))
-          : organizerPage(context(), found as OrganizerRecord, upcoming({ organizerIds: [found.id] }));
+          ? venuePage(context(), found, await upcoming({ venueIds: [found.id] }))
+          : organizerPage(context(), found as OrganizerRecord, await upcoming({ organizerIds: [found.id] }));
       return sendHtml(reply, html);
     });
   }

@@ -61,8 +61,8 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
     async (req, reply) => {
       const format = pickFormat(req, FORMATS);
       const ctx = contextOf(req);
-      const plan = planEventList(ctx, requestParams(req));
-      const { items, total } = store.listEvents(plan.query);
+      const plan = await planEventList(ctx, requestParams(req));
+      const { items, total } = await store.listEvents(plan.query);
       const list = paging({
         collection: `${ctx.cfg.apiBase}/calendar/events/v1/events`,
         page: plan.page,
@@ -71,7 +71,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
         echo: plan.echo,
       });
       if (plan.page > 1 && plan.page > list.totalPages) throw archivePageNotFound('event');
-      const rel = loadRelated(store, items, ctx.caller);
+      const rel = await loadRelated(store, items, ctx.caller);
       const lockedSet = lockedEvents(req, items, plan.params.password);
       const locked = (e: EventRecord) => lockedSet.has(e);
       setTotals(reply, total, list.totalPages);
@@ -115,7 +115,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       // the event's own fields are then kept for the list pages that will show it.
       return sendJsonText(
         reply,
-        Buffer.concat(listJson.item(event, loadRelated(store, [event], ctx.caller, linked))),
+        Buffer.concat(listJson.item(event, await loadRelated(store, [event], ctx.caller, linked))),
       );
     },
   );
@@ -123,9 +123,9 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
   for (const bySlug of [false, true]) {
     const path = bySlug ? '/events/by-slug/{slug}' : '/events/{id}';
     const what = bySlug ? 'by slug' : 'by id';
-    const resolve = (req: FastifyRequest): EventRecord => {
+    const resolve = async (req: FastifyRequest): Promise<EventRecord> => {
       const { id, slug } = req.params as { id?: string; slug?: string };
-      const found = bySlug ? store.findBySlug('event', slug!) : store.getEvent(Number(id));
+      const found = await (bySlug ? store.findBySlug('event', slug!) : store.getEvent(Number(id)));
       if (found?.kind !== 'event') throw bySlug ? notFoundBySlug('event', slug!) : notFoundById('event', id!);
       return found;
     };
@@ -148,7 +148,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       async (req, reply) => {
         const format = pickFormat(req, FORMATS);
         const ctx = contextOf(req);
-        const e = resolve(req);
+        const e = await resolve(req);
         if (!canRead(ctx.caller, e)) throw notAccessible('event');
         if (lockedEvents(req, [e], (req.query as { password?: string }).password).size > 0) {
           throw new ApiError(
@@ -157,9 +157,12 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
             'The requested event is not accessible without a password',
           );
         }
-        const wire = renderOne(ctx, e, true);
+        const wire = await renderOne(ctx, e, true);
         const linkedIds = e.venue_id ? [e.venue_id, ...e.organizer_ids] : e.organizer_ids;
-        const texts = () => storedTexts([e], store.getLinkedMany(linkedIds).values());
+        // Read only for a CSV, the one format that carries them.
+        const linked =
+          format === 'csv' ? await store.getLinkedMany(linkedIds) : new Map<number, LinkedRecord>();
+        const texts = () => storedTexts([e], linked.values());
         return send(reply, format, wire, alternatives(ctx, [wire], texts));
       },
     );
@@ -179,11 +182,11 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       },
       async (req, reply) => {
         const ctx = contextOf(req);
-        const e = editableItem(ctx.caller, () => resolve(req));
+        const e = await editableItem(ctx.caller, () => resolve(req));
         const params = writeParams(req, bySlug);
         refuseTrashed(e, params, 'event');
         const updated = await writeEvent(ctx, params, e);
-        return send(reply, 'json', renderOne(ctx, updated.event, false, updated.linked));
+        return send(reply, 'json', await renderOne(ctx, updated.event, false, updated.linked));
       },
     );
 
@@ -202,34 +205,34 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
       },
       async (req, reply) => {
         const ctx = contextOf(req);
-        const e = editableItem(ctx.caller, () => resolve(req));
+        const e = await editableItem(ctx.caller, () => resolve(req));
         const { force = false } = parseParams(DeleteQuery, requestParams(req));
         if (force) {
-          const last = renderOne(ctx, e, false);
-          store.deletePost(e.id);
+          const last = await renderOne(ctx, e, false);
+          await store.deletePost(e.id);
           return send(reply, 'json', last);
         }
         if (e.status === 'trash') throw inTrash('event');
-        const trashed = store.updateEvent({
+        const trashed = await store.updateEvent({
           ...e,
           status: 'trash',
-          slug: trashedSlug(ctx, 'event', e.id, e.slug),
+          slug: await trashedSlug(ctx, 'event', e.id, e.slug),
           modified_utc: ctx.now,
           modified_set: true,
         });
-        return send(reply, 'json', renderOne(ctx, trashed, false));
+        return send(reply, 'json', await renderOne(ctx, trashed, false));
       },
     );
   }
 
   /** `known`: the venue and organizers a write just resolved, not read again. */
-  function renderOne(
+  async function renderOne(
     ctx: WriteContext,
     e: EventRecord,
     single: boolean,
     known?: ReadonlyMap<number, LinkedRecord>,
   ) {
-    return renderEvent(e, loadRelated(store, [e], ctx.caller, known), ctx.cfg, { single });
+    return renderEvent(e, await loadRelated(store, [e], ctx.caller, known), ctx.cfg, { single });
   }
 }
 

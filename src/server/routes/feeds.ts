@@ -71,7 +71,7 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
   const keepDays = Math.max(0, ...opts.feeds.map((f) => f.tombstoneDays));
   const cutoff = new Date(config.now().getTime() - (keepDays + 1) * DAY);
   try {
-    store.pruneEventTombstones(cutoff.toISOString().slice(0, 19).replace('T', ' '));
+    await store.pruneEventTombstones(cutoff.toISOString().slice(0, 19).replace('T', ' '));
   } catch (err) {
     // Housekeeping: a read-only or full data file is still served (they are pruned next start).
     if (!storageFault(err)) throw err;
@@ -99,7 +99,7 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
     req: FastifyRequest,
   ): Promise<Kept> {
     const key = `${feed.name}.${format}${outlook ? '.outlook' : ''}`;
-    const version = store.dataVersion();
+    const version = await store.dataVersion();
     const day = Math.floor(config.now().getTime() / DAY);
     const old = kept.get(key);
     if (old && old.version === version && old.day === day) return old;
@@ -126,7 +126,7 @@ export async function feedRoutes(app: FastifyInstance, opts: FeedRoutesOptions):
     if (delayMs > 0) await sleep(delayMs, undefined, { ref: false });
     if (closed) throw new Error('the server is closing');
     const startedAt = performance.now();
-    const version = store.dataVersion();
+    const version = await store.dataVersion();
     const now = config.now();
     const day = Math.floor(now.getTime() / DAY);
     const rendered = await renderer.render({ ...job, nowMs: now.getTime() });

@@ -5,12 +5,12 @@ import type { Status } from '../../model/index.ts';
 import { forbidden, inTrash } from '../errors.ts';
 
 /** May write at all (anonymous 401, subscriber 403), then the item (its 404), then may edit it (403). */
-export function editableItem<R extends { author: number; status: Status }>(
+export async function editableItem<R extends { author: number; status: Status }>(
   caller: Caller,
-  resolve: () => R,
-): R {
+  resolve: () => Promise<R>,
+): Promise<R> {
   if (!canCreate(caller)) throw forbidden(caller === null);
-  const item = resolve();
+  const item = await resolve();
   if (!canEdit(caller, item)) throw forbidden(false);
   return item;
 }

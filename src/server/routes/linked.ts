@@ -76,8 +76,8 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
   const k = KINDS[kind];
   const a = kind === 'venue' ? 'a venue' : 'an organizer';
 
-  const render = (ctx: WriteContext, rec: LinkedRecord, single: boolean) =>
-    renderLinked(rec, rec.image_id ? store.getAttachment(rec.image_id) : undefined, ctx.cfg, single);
+  const render = async (ctx: WriteContext, rec: LinkedRecord, single: boolean) =>
+    renderLinked(rec, rec.image_id ? await store.getAttachment(rec.image_id) : undefined, ctx.cfg, single);
   const csvOf = (wire: Record<string, unknown>[], records: LinkedRecord[]) => () =>
     k.csv(wire, (id) => records.find((r) => r.id === id)?.description);
 
@@ -103,7 +103,7 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       const page = p.page ?? 1;
       const perPage = Math.min(p.per_page ?? ctx.cfg.defaultPerPage, ctx.cfg.maxPerPage);
       // An event the caller may not read answers like an unknown one (B.2).
-      const filterEvent = p.event === undefined ? undefined : store.getEvent(p.event);
+      const filterEvent = p.event === undefined ? undefined : await store.getEvent(p.event);
       if (p.event !== undefined && !(filterEvent && canRead(ctx.caller, filterEvent))) {
         throw invalidParam('event', `event: ${p.event} is not a valid event id.`);
       }
@@ -111,7 +111,7 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       const visibility = listVisibility(ctx.caller, p.status);
       // "Upcoming" is measured to the second, finer than the cache key's date.
       if (p.only_with_upcoming) uncacheable(reply);
-      const { items, total } = store.listLinked(kind, {
+      const { items, total } = await store.listLinked(kind, {
         offset: (page - 1) * perPage,
         limit: perPage,
         searchWords: p.search?.split(/\s+/).filter(Boolean),
@@ -136,7 +136,7 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       });
       if (page > 1 && page > list.totalPages) throw archivePageNotFound(kind);
 
-      const images = store.getAttachmentsMany(items.flatMap((r) => (r.image_id ? [r.image_id] : [])));
+      const images = await store.getAttachmentsMany(items.flatMap((r) => (r.image_id ? [r.image_id] : [])));
       const wire = items.map((r) =>
         renderLinked(r, r.image_id ? images.get(r.image_id) : undefined, ctx.cfg, false),
       );
@@ -166,16 +166,16 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       const data = parseParams(k.write, requestParams(req), { required: [kind] });
       const { record } = await createLinked(ctx, kind, data);
       reply.code(201).header('location', `${ctx.cfg.apiBase}/calendar/events/v1/${k.plural}/${record.id}`);
-      return send(reply, 'json', render(ctx, record, false));
+      return send(reply, 'json', await render(ctx, record, false));
     },
   );
 
   for (const bySlug of [false, true]) {
     const path = bySlug ? `/${k.plural}/by-slug/{slug}` : `/${k.plural}/{id}`;
     const what = bySlug ? 'by slug' : 'by id';
-    const resolve = (req: FastifyRequest): LinkedRecord => {
+    const resolve = async (req: FastifyRequest): Promise<LinkedRecord> => {
       const { id, slug } = req.params as { id?: string; slug?: string };
-      const found = bySlug ? store.findBySlug(kind, slug!) : store.getLinked(kind, Number(id));
+      const found = await (bySlug ? store.findBySlug(kind, slug!) : store.getLinked(kind, Number(id)));
       if (found?.kind !== kind) throw bySlug ? notFoundBySlug(kind, slug!) : notFoundById(kind, id!);
       return found;
     };
@@ -197,9 +197,9 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       async (req, reply) => {
         const format = pickFormat(req, FORMATS);
         const ctx = contextOf(req);
-        const rec = resolve(req);
+        const rec = await resolve(req);
         if (!canRead(ctx.caller, rec)) throw notAccessible(kind);
-        const wire = render(ctx, rec, true);
+        const wire = await render(ctx, rec, true);
         return send(reply, format, wire, { csv: csvOf([wire], [rec]) });
       },
     );
@@ -219,15 +219,15 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       },
       async (req, reply) => {
         const ctx = contextOf(req);
-        const rec = editableItem(ctx.caller, () => resolve(req));
+        const rec = await editableItem(ctx.caller, () => resolve(req));
         const { force = false } = parseParams(DeleteQuery, requestParams(req));
         if (force) {
-          const last = render(ctx, rec, false);
-          deleteLinked(ctx, rec);
+          const last = await render(ctx, rec, false);
+          await deleteLinked(ctx, rec);
           return send(reply, 'json', last);
         }
         if (rec.status === 'trash') throw inTrash(kind);
-        return send(reply, 'json', render(ctx, trashLinked(ctx, rec), false));
+        return send(reply, 'json', await render(ctx, await trashLinked(ctx, rec), false));
       },
     );
 
@@ -246,11 +246,11 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
       },
       async (req, reply) => {
         const ctx = contextOf(req);
-        const rec = editableItem(ctx.caller, () => resolve(req));
+        const rec = await editableItem(ctx.caller, () => resolve(req));
         const params = requestParams(req);
         refuseTrashed(rec, params, kind);
         const data = parseParams(k.write, params);
-        return send(reply, 'json', render(ctx, await updateLinked(ctx, rec, data), false));
+        return send(reply, 'json', await render(ctx, await updateLinked(ctx, rec, data), false));
       },
     );
   }

@@ -116,7 +116,7 @@ export async function oauthRoutes(app: FastifyInstance, opts: { tokens: TokenSer
     }
     const creds = clientCredentials(req, params);
     const client = await verifyClient(app.store, creds.id, creds.secret, app.credentials.forRequest(req));
-    if (!client || !app.store.getUser(client.user_id)) {
+    if (!client || !(await app.store.getUser(client.user_id))) {
       throw new OAuthError('invalid_client', 'Client authentication failed.');
     }
     const scopes = parseScope(params.scope);

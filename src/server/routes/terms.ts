@@ -66,11 +66,11 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
   const { store } = app;
   const k = KINDS[kind];
   const collection = () => `${app.config.apiBase}/calendar/events/v1/${kind}`;
-  const render = (t: TermRecord, withLinks: boolean) =>
-    renderTerm(t, app.config, kind === 'categories' ? ancestorSlugs(store, t) : [], withLinks);
-  const resolve = (req: FastifyRequest): TermRecord => {
+  const render = async (t: TermRecord, withLinks: boolean) =>
+    renderTerm(t, app.config, kind === 'categories' ? await ancestorSlugs(store, t) : [], withLinks);
+  const resolve = async (req: FastifyRequest): Promise<TermRecord> => {
     const { id } = req.params as { id: string };
-    const term = store.getTerm(kind, Number(id));
+    const term = await store.getTerm(kind, Number(id));
     if (!term) throw notFoundById(k.one, id);
     return term;
   };
@@ -101,19 +101,24 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
       const page = p.page ?? 1;
       const perPage = Math.min(p.per_page ?? cfg.defaultPerPage, cfg.maxPerPage);
       for (const key of ['include', 'exclude'] as const) {
-        const unknown = p[key]?.find((id) => !store.getTerm(kind, id));
+        let unknown: number | undefined;
+        for (const id of p[key] ?? []) {
+          if (await store.getTerm(kind, id)) continue;
+          unknown = id;
+          break;
+        }
         if (unknown !== undefined) throw invalidParam(key, `${key}: ${unknown} is not a valid ${k.one} id.`);
       }
       // `event` is an alias of `post` and wins (B.11).
       const eventParam = p.event !== undefined ? 'event' : p.post !== undefined ? 'post' : undefined;
       const eventId = eventParam && p[eventParam];
       // An event the caller may not read answers like an unknown one (B.2).
-      const filterEvent = eventParam ? store.getEvent(eventId!) : undefined;
+      const filterEvent = eventParam ? await store.getEvent(eventId!) : undefined;
       if (eventParam && !(filterEvent && canRead(req.caller, filterEvent))) {
         throw invalidParam(eventParam, `${eventParam}: ${eventId} is not a valid event id.`);
       }
       if (filterEvent) refuseLockedFilter(req, filterEvent);
-      const { items, total } = store.listTerms({
+      const { items, total } = await store.listTerms({
         kind,
         offset: (page - 1) * perPage,
         limit: perPage,
@@ -144,7 +149,7 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
       setTotals(reply, total, list.totalPages);
       const doc = {
         ...{ rest_url: list.links.rest_url, total, total_pages: list.totalPages },
-        [kind]: items.map((t) => render(t, false)),
+        [kind]: await Promise.all(items.map((t) => render(t, false))),
         ...(list.links.next_rest_url ? { next_rest_url: list.links.next_rest_url } : {}),
         ...(list.links.previous_rest_url ? { previous_rest_url: list.links.previous_rest_url } : {}),
       };
@@ -166,7 +171,7 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
     async (req, reply) => {
       mayManage(req);
       const data = parseParams(k.write, requestParams(req), { required: ['name'] });
-      const wire = render(createTerm(contextOf(req), kind, data), true);
+      const wire = await render(await createTerm(contextOf(req), kind, data), true);
       reply.code(201).header('location', (wire.urls as { self: string }).self);
       return send(reply, 'json', wire);
     },
@@ -189,7 +194,7 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
     },
     async (req, reply) => {
       const format = pickFormat(req, FORMATS);
-      return send(reply, format, render(resolve(req), true));
+      return send(reply, format, await render(await resolve(req), true));
     },
   );
 
@@ -207,9 +212,9 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
     },
     async (req, reply) => {
       mayManage(req);
-      const term = resolve(req);
-      const last = render(term, false);
-      store.transaction(() => store.deleteTerm(kind, term.id));
+      const term = await resolve(req);
+      const last = await render(term, false);
+      await store.deleteTerm(kind, term.id);
       return send(reply, 'json', last);
     },
   );
@@ -229,9 +234,9 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
     },
     async (req, reply) => {
       mayManage(req);
-      const term = resolve(req);
+      const term = await resolve(req);
       const data = parseParams(k.write, requestParams(req));
-      return send(reply, 'json', render(updateTerm(contextOf(req), term, data), true));
+      return send(reply, 'json', await render(await updateTerm(contextOf(req), term, data), true));
     },
   );
 }
@@ -251,13 +256,13 @@ function termPaging(p: ListPage) {
 }
 
 /** Slugs of the parent chain, root first, for the category permalink (A.3b). */
-function ancestorSlugs(store: Store, t: TermRecord): string[] {
+async function ancestorSlugs(store: Store, t: TermRecord): Promise<string[]> {
   const slugs: string[] = [];
   const seen = new Set([t.id]);
   let parent = t.parent;
   while (parent && !seen.has(parent)) {
     seen.add(parent);
-    const p = store.getTerm('categories', parent);
+    const p = await store.getTerm('categories', parent);
     if (!p) break;
     slugs.unshift(p.slug);
     parent = p.parent;

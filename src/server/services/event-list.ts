@@ -46,7 +46,7 @@ const ECHO_TAIL = [
   'ticketed',
 ] as const;
 
-export function planEventList(ctx: WriteContext, raw: Record<string, unknown>): EventListPlan {
+export async function planEventList(ctx: WriteContext, raw: Record<string, unknown>): Promise<EventListPlan> {
   const p = parseParams(EventListQuery, raw);
   const { store, cfg } = ctx;
   const page = p.page ?? 1;
@@ -87,16 +87,28 @@ export function planEventList(ctx: WriteContext, raw: Record<string, unknown>): 
     echoed.search = p.search;
   }
   if (p.categories !== undefined) {
-    const ids = p.categories.map((ref) => termId(ctx, 'categories', ref));
-    query.categoryIds = [...new Set(ids.flatMap((id) => store.categoryDescendants(id)))];
+    const ids: number[] = [];
+    for (const ref of p.categories) ids.push(await termId(ctx, 'categories', ref));
+    const withDescendants = new Set<number>();
+    for (const id of ids) for (const d of await store.categoryDescendants(id)) withDescendants.add(d);
+    query.categoryIds = [...withDescendants];
   }
-  if (p.tags !== undefined) query.tagIds = p.tags.map((ref) => termId(ctx, 'tags', ref));
-  if (p.venue !== undefined) query.venueIds = p.venue.map((id) => linkedId(ctx, 'venue', id));
-  if (p.organizer !== undefined) query.organizerIds = p.organizer.map((id) => linkedId(ctx, 'organizer', id));
+  if (p.tags !== undefined) {
+    query.tagIds = [];
+    for (const ref of p.tags) query.tagIds.push(await termId(ctx, 'tags', ref));
+  }
+  if (p.venue !== undefined) {
+    query.venueIds = [];
+    for (const id of p.venue) query.venueIds.push(await linkedId(ctx, 'venue', id));
+  }
+  if (p.organizer !== undefined) {
+    query.organizerIds = [];
+    for (const id of p.organizer) query.organizerIds.push(await linkedId(ctx, 'organizer', id));
+  }
   if (p.featured !== undefined) query.featured = p.featured;
   if (p.include !== undefined) query.include = p.include;
   if (p.post_parent !== undefined) {
-    if (!store.getEvent(p.post_parent)) throw invalidParam('post_parent');
+    if (!(await store.getEvent(p.post_parent))) throw invalidParam('post_parent');
     query.matchNothing = true;
   }
 
@@ -111,16 +123,17 @@ export function planEventList(ctx: WriteContext, raw: Record<string, unknown>): 
 }
 
 /** A category or tag by slug first, then by id (B.5); unknown → 400. */
-function termId(ctx: WriteContext, kind: 'categories' | 'tags', ref: string): number {
+async function termId(ctx: WriteContext, kind: 'categories' | 'tags', ref: string): Promise<number> {
   const term =
-    ctx.store.findTermBySlug(kind, ref) ??
-    (/^\d+$/.test(ref) ? ctx.store.getTerm(kind, Number(ref)) : undefined);
+    (await ctx.store.findTermBySlug(kind, ref)) ??
+    (/^\d+$/.test(ref) ? await ctx.store.getTerm(kind, Number(ref)) : undefined);
   if (!term) throw invalidParam(kind, `${kind}: ${ref} is not a valid term slug or id.`);
   return term.id;
 }
 
-function linkedId(ctx: WriteContext, kind: 'venue' | 'organizer', id: number): number {
-  if (!ctx.store.getLinked(kind, id)) throw invalidParam(kind, `${kind}: ${id} is not a valid ${kind} id.`);
+async function linkedId(ctx: WriteContext, kind: 'venue' | 'organizer', id: number): Promise<number> {
+  if (!(await ctx.store.getLinked(kind, id)))
+    throw invalidParam(kind, `${kind}: ${id} is not a valid ${kind} id.`);
   return id;
 }
 

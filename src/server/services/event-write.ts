@@ -45,21 +45,22 @@ export async function writeEvent(
     nullable: EVENT_NULLABLE,
   });
   const held = new HeldDenial();
-  const author = held.run(
+  const author = await held.run(
     () => resolveAuthor(ctx, input.author, existing),
     existing?.author ?? ctx.caller!.id,
   );
   const timezone = resolveZone(ctx, input.timezone, existing);
   const times = resolveTimes(input, timezone, existing);
   const imagePlan =
-    input.image === undefined ? undefined : held.run(() => planImage(ctx, input.image!), null);
+    input.image === undefined ? undefined : await held.run(() => planImage(ctx, input.image!), null);
   const { store } = ctx;
 
-  const write = (imageId: number | null): WrittenEvent =>
-    store.transaction(() => {
+  // Awaits nothing but the store: it holds the store's connection until it ends.
+  const write = (imageId: number | null): Promise<WrittenEvent> =>
+    store.transaction(async () => {
       const linked = new Map<number, LinkedRecord>();
-      const resolve = (kind: LinkedKind, ref: Ref<VenueWriteInput | OrganizerWriteInput>) => {
-        const item = resolveLinked(ctx, kind, ref);
+      const resolve = async (kind: LinkedKind, ref: Ref<VenueWriteInput | OrganizerWriteInput>) => {
+        const item = await resolveLinked(ctx, kind, ref);
         linked.set(item.id, item);
         return item.id;
       };
@@ -68,24 +69,26 @@ export async function writeEvent(
           ? (existing?.venue_id ?? null)
           : input.venue === null
             ? null
-            : held.run(() => resolve('venue', input.venue!), null);
-      const organizerIds =
-        input.organizer === undefined
-          ? (existing?.organizer_ids ?? [])
-          : [...new Set(input.organizer.map((r) => held.run(() => resolve('organizer', r), 0)))];
+            : await held.run(() => resolve('venue', input.venue!), null);
+      let organizerIds = existing?.organizer_ids ?? [];
+      if (input.organizer !== undefined) {
+        const ids = new Set<number>();
+        for (const r of input.organizer) ids.add(await held.run(() => resolve('organizer', r), 0));
+        organizerIds = [...ids];
+      }
       const categoryIds =
         input.categories === undefined
           ? (existing?.category_ids ?? [])
-          : held.run(() => resolveTermRefs(ctx, 'categories', input.categories!), []);
+          : await held.run(() => resolveTermRefs(ctx, 'categories', input.categories!), []);
       const tagIds =
         input.tags === undefined
           ? (existing?.tag_ids ?? [])
-          : held.run(() => resolveTermRefs(ctx, 'tags', input.tags!), []);
+          : await held.run(() => resolveTermRefs(ctx, 'tags', input.tags!), []);
       // Every 400 of the body has been raised by now; the first held 403 rolls everything back.
       held.throwIfAny();
 
       const title = input.title === undefined ? existing!.title : stripTags(input.title);
-      const pub = resolvePublication(ctx, 'event', input, existing, title);
+      const pub = await resolvePublication(ctx, 'event', input, existing, title);
       const text = (v: string | null | undefined, old: string | undefined) =>
         v === undefined ? (old ?? '') : sanitizedText(v ?? '');
       const flag = (v: boolean | undefined, old: boolean | undefined) => v ?? old ?? false;
@@ -124,7 +127,9 @@ export async function writeEvent(
         tag_ids: tagIds,
         password: existing?.password ?? null,
       };
-      const event = existing ? store.updateEvent({ ...record, id: existing.id }) : store.insertEvent(record);
+      const event = existing
+        ? await store.updateEvent({ ...record, id: existing.id })
+        : await store.insertEvent(record);
       return { event, linked };
     });
 
@@ -133,7 +138,7 @@ export async function writeEvent(
   // A URL to fetch: the only step that waits on the network, so it cannot share the write's
   // transaction. A rolled-back dry run first raises every other 400/403 of the body, so a
   // rejected write fetches and stores nothing (B.0).
-  dryRun(() => write(null), store);
+  await dryRun(() => write(null), store);
   return write(await sideloadImage(ctx, imagePlan.fetch));
 }
 
@@ -157,9 +162,9 @@ const ROLLBACK = Symbol('dry run');
 class HeldDenial {
   #first: ApiError | undefined;
 
-  run<T>(check: () => T, standIn: T): T {
+  async run<T>(check: () => T | Promise<T>, standIn: T): Promise<T> {
     try {
-      return check();
+      return await check();
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'rest_forbidden') throw err;
       this.#first ??= err;
@@ -172,10 +177,10 @@ class HeldDenial {
   }
 }
 
-function dryRun(fn: () => unknown, store: WriteContext['store']): void {
+async function dryRun(fn: () => Promise<unknown>, store: WriteContext['store']): Promise<void> {
   try {
-    store.transaction(() => {
-      fn();
+    await store.transaction(async () => {
+      await fn();
       throw ROLLBACK;
     });
   } catch (err) {
@@ -183,9 +188,13 @@ function dryRun(fn: () => unknown, store: WriteContext['store']): void {
   }
 }
 
-function resolveAuthor(ctx: WriteContext, author: number | undefined, existing?: EventRecord): number {
+async function resolveAuthor(
+  ctx: WriteContext,
+  author: number | undefined,
+  existing?: EventRecord,
+): Promise<number> {
   if (author === undefined) return existing?.author ?? ctx.caller!.id;
-  if (!ctx.store.getUser(author)) throw invalidParam('author', 'author is not an existing user id.');
+  if (!(await ctx.store.getUser(author))) throw invalidParam('author', 'author is not an existing user id.');
   if (author !== ctx.caller!.id && author !== existing?.author && !canSetOtherAuthor(ctx.caller)) {
     throw forbidden(false, ['author']);
   }
@@ -232,14 +241,14 @@ function resolveCost(cost: unknown, existing?: EventRecord): string | null {
 }
 
 /** An id must name a live item of that kind; data is created-or-found (B.6.2, B.10.2). */
-function resolveLinked(
+async function resolveLinked(
   ctx: WriteContext,
   kind: LinkedKind,
   ref: Ref<VenueWriteInput | OrganizerWriteInput>,
-): LinkedRecord {
+): Promise<LinkedRecord> {
   const param = kind === 'venue' ? 'venue' : 'organizer';
   if ('id' in ref) {
-    const item = ctx.store.getLinked(kind, ref.id);
+    const item = await ctx.store.getLinked(kind, ref.id);
     // An item the caller may not read answers like an unknown id: nothing leaks (B.2).
     if (!item || item.status === 'trash' || !canRead(ctx.caller, item))
       throw invalidParam(param, `${param}: ${ref.id} is not a valid ${kind} id.`);

@@ -24,16 +24,19 @@ export type ImagePlan = number | null | { fetch: string };
  * `image` checked without side effects: an unknown or non-image id is a 400, a URL of no
  * stored attachment needs upload rights (403) and is left to `sideloadImage`.
  */
-export function planImage(ctx: WriteContext, value: string | number | null | undefined): ImagePlan {
+export async function planImage(
+  ctx: WriteContext,
+  value: string | number | null | undefined,
+): Promise<ImagePlan> {
   if (value === undefined || value === null || value === '' || value === 0 || value === '0') return null;
   if (typeof value === 'number' || /^\d+$/.test(value)) {
-    const a = ctx.store.getAttachment(Number(value));
+    const a = await ctx.store.getAttachment(Number(value));
     if (!a) throw invalidParam('image', 'image is not a valid image attachment id.');
     return a.id;
   }
   if (!/^https?:\/\//i.test(value))
     throw invalidParam('image', 'image must be an attachment id or an http(s) URL.');
-  const known = ctx.store.findAttachmentByUrl(value);
+  const known = await ctx.store.findAttachmentByUrl(value);
   if (known) return known.id;
   if (!canUploadImage(ctx.caller)) throw forbidden(ctx.caller === null, ['image']);
   return { fetch: value };

@@ -37,16 +37,16 @@ const FLAG_FIELDS: Record<LinkedKind, readonly string[]> = {
  * Create-or-find for inline `venue`/`organizer` objects of event writes (B.6.2, B.10.2): a
  * readable, non-trashed item with that name (and description, if given) is returned
  * unchanged (E8); otherwise a new one is created with `publish` (publishers) or `draft`,
- * whatever the event's status. Synchronous so that it runs inside the event's transaction;
- * `image` must therefore be an attachment id or the URL of a stored attachment (nothing is
- * fetched here).
+ * whatever the event's status. It runs inside the event's transaction, which must not wait on
+ * the network: `image` must therefore be an attachment id or the URL of a stored attachment
+ * (nothing is fetched here).
  */
-export function findOrCreateLinked(
+export async function findOrCreateLinked(
   ctx: WriteContext,
   kind: LinkedKind,
   data: LinkedWriteInput,
-): LinkedRecord {
-  const { name, author, image } = check(ctx, kind, data);
+): Promise<LinkedRecord> {
+  const { name, author, image } = await check(ctx, kind, data);
   if (image !== null && typeof image === 'object') {
     throw invalidParam(
       'image',
@@ -56,9 +56,10 @@ export function findOrCreateLinked(
   // Found is the usual case: no savepoint for it. A create looks again inside its own, in case
   // another process created the item meanwhile (when this runs outside a write transaction).
   return (
-    findReadable(ctx, kind, name, data) ??
+    (await findReadable(ctx, kind, name, data)) ??
     ctx.store.transaction(
-      () => findReadable(ctx, kind, name, data) ?? insert(ctx, kind, data, name, author, image ?? null),
+      async () =>
+        (await findReadable(ctx, kind, name, data)) ?? insert(ctx, kind, data, name, author, image ?? null),
     )
   );
 }
@@ -69,15 +70,15 @@ export async function createLinked(
   kind: LinkedKind,
   data: LinkedWriteInput,
 ): Promise<{ record: LinkedRecord; created: boolean }> {
-  const { name, author, image } = check(ctx, kind, data);
-  const found = findReadable(ctx, kind, name, data);
+  const { name, author, image } = await check(ctx, kind, data);
+  const found = await findReadable(ctx, kind, name, data);
   if (found) return { record: found, created: false };
   const imageId = await fetchImage(ctx, image);
-  return ctx.store.transaction(() => {
+  return ctx.store.transaction(async () => {
     // Another request may have created it while the image was fetched.
-    const raced = findReadable(ctx, kind, name, data);
+    const raced = await findReadable(ctx, kind, name, data);
     if (raced) return { record: raced, created: false };
-    return { record: insert(ctx, kind, data, name, author, imageId), created: true };
+    return { record: await insert(ctx, kind, data, name, author, imageId), created: true };
   });
 }
 
@@ -88,24 +89,24 @@ export async function updateLinked(
   data: LinkedWriteInput,
 ): Promise<LinkedRecord> {
   const kind = existing.kind;
-  const { name, author, image } = check(ctx, kind, data, existing);
+  const { name, author, image } = await check(ctx, kind, data, existing);
   const imageId = await fetchImage(ctx, image, existing.image_id);
-  return ctx.store.transaction(() =>
+  return ctx.store.transaction(async () =>
     ctx.store.updateLinked({
-      ...build(ctx, kind, data, name, author, imageId, existing),
+      ...(await build(ctx, kind, data, name, author, imageId, existing)),
       id: existing.id,
     } as LinkedRecord),
   );
 }
 
 /** DELETE without force: status `trash`, slug `…__trashed`, unlinked from every event (B.10.1). */
-export function trashLinked(ctx: WriteContext, existing: LinkedRecord): LinkedRecord {
-  return ctx.store.transaction(() => {
-    ctx.store.unlinkFromEvents(existing.kind, existing.id);
+export function trashLinked(ctx: WriteContext, existing: LinkedRecord): Promise<LinkedRecord> {
+  return ctx.store.transaction(async () => {
+    await ctx.store.unlinkFromEvents(existing.kind, existing.id);
     return ctx.store.updateLinked({
       ...existing,
       status: 'trash',
-      slug: trashedSlug(ctx, existing.kind, existing.id, existing.slug),
+      slug: await trashedSlug(ctx, existing.kind, existing.id, existing.slug),
       modified_utc: ctx.now,
       modified_set: true,
     });
@@ -113,10 +114,10 @@ export function trashLinked(ctx: WriteContext, existing: LinkedRecord): LinkedRe
 }
 
 /** DELETE with `force=true`: gone for good, from every event too (D4, B.10.1). */
-export function deleteLinked(ctx: WriteContext, existing: LinkedRecord): void {
-  ctx.store.transaction(() => {
-    ctx.store.unlinkFromEvents(existing.kind, existing.id);
-    ctx.store.deletePost(existing.id);
+export function deleteLinked(ctx: WriteContext, existing: LinkedRecord): Promise<void> {
+  return ctx.store.transaction(async () => {
+    await ctx.store.unlinkFromEvents(existing.kind, existing.id);
+    await ctx.store.deletePost(existing.id);
   });
 }
 
@@ -137,12 +138,12 @@ function nameOf(kind: LinkedKind, data: LinkedWriteInput): string {
  * and `image` id (400s) first, then the rights they need (403s, E9). `image` is `undefined`
  * when absent on an update (kept).
  */
-function check(ctx: WriteContext, kind: LinkedKind, data: LinkedWriteInput, existing?: LinkedRecord) {
+async function check(ctx: WriteContext, kind: LinkedKind, data: LinkedWriteInput, existing?: LinkedRecord) {
   const name = existing && fieldOf(data, kind) === undefined ? nameOfRecord(existing) : nameOf(kind, data);
-  if (data.author !== undefined && !ctx.store.getUser(data.author)) {
+  if (data.author !== undefined && !(await ctx.store.getUser(data.author))) {
     throw invalidParam('author', 'author is not an existing user id.');
   }
-  const image = existing && data.image === undefined ? undefined : planImage(ctx, data.image);
+  const image = existing && data.image === undefined ? undefined : await planImage(ctx, data.image);
   const author = data.author ?? existing?.author ?? ctx.caller!.id;
   if (author !== ctx.caller!.id && author !== existing?.author && !canSetOtherAuthor(ctx.caller)) {
     throw forbidden(false, ['author']);
@@ -165,25 +166,25 @@ function findReadable(
   kind: LinkedKind,
   name: string,
   data: LinkedWriteInput,
-): LinkedRecord | undefined {
+): Promise<LinkedRecord | undefined> {
   const description = data.description ? sanitizeHtml(data.description) : undefined;
   return ctx.store.findLinkedByName(kind, name, description, listVisibility(ctx.caller));
 }
 
-function insert(
+async function insert(
   ctx: WriteContext,
   kind: LinkedKind,
   data: LinkedWriteInput,
   name: string,
   author: number,
   imageId: number | null,
-): LinkedRecord {
+): Promise<LinkedRecord> {
   return ctx.store.insertLinked(
-    build(ctx, kind, data, name, author, imageId, undefined) as Omit<LinkedRecord, 'id'>,
+    (await build(ctx, kind, data, name, author, imageId, undefined)) as Omit<LinkedRecord, 'id'>,
   );
 }
 
-function build(
+async function build(
   ctx: WriteContext,
   kind: LinkedKind,
   data: LinkedWriteInput,
@@ -191,8 +192,8 @@ function build(
   author: number,
   imageId: number | null,
   existing: LinkedRecord | undefined,
-): Record<string, unknown> {
-  const pub = resolvePublication(
+): Promise<Record<string, unknown>> {
+  const pub = await resolvePublication(
     ctx,
     kind,
     { status: data.status, date: data.date, date_utc: data.date_utc },

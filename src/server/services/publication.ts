@@ -36,17 +36,22 @@ export const TRASH_SUFFIX = '__trashed';
  * The slug of a trashed post (A.0: `…__trashed`), unique among its kind like any slug; a draft
  * without a slug keeps none, so by-slug routes still cannot reach it (B.8).
  */
-export function trashedSlug(ctx: WriteContext, kind: 'event' | LinkedKind, id: number, slug: string): string {
+export async function trashedSlug(
+  ctx: WriteContext,
+  kind: 'event' | LinkedKind,
+  id: number,
+  slug: string,
+): Promise<string> {
   return slug === '' ? '' : uniqueSlug(`${slug}${TRASH_SUFFIX}`, (s) => ctx.store.slugTaken(kind, s, id));
 }
 
-export function resolvePublication(
+export async function resolvePublication(
   ctx: WriteContext,
   kind: 'event' | LinkedKind,
   input: PublicationInput,
   existing: Existing | undefined,
   title: string,
-): Publication {
+): Promise<Publication> {
   const requested: Status =
     input.status ??
     (existing && existing.status !== 'trash'
@@ -70,7 +75,7 @@ export function resolvePublication(
   if (input.slug !== undefined) slug = slugify(input.slug) || slugify(title);
   else if (slug === '' && PERMALINK_STATUSES.has(status)) slug = slugify(title) || kind;
   if (slug && (input.slug !== undefined || slug !== existing?.slug)) {
-    slug = uniqueSlug(slug, (s) => ctx.store.slugTaken(kind, s, existing?.id));
+    slug = await uniqueSlug(slug, (s) => ctx.store.slugTaken(kind, s, existing?.id));
   }
   return { status, date_utc: dateUtc, slug };
 }

@@ -18,33 +18,42 @@ import type { WriteContext } from './context.ts';
 /** Fallback slug base when a name has no ASCII left (`"✓"`). */
 const SINGULAR: Record<TermKind, string> = { categories: 'category', tags: 'tag' };
 
-export function createTerm(ctx: WriteContext, kind: TermKind, data: TermWriteInput): TermRecord {
+export async function createTerm(
+  ctx: WriteContext,
+  kind: TermKind,
+  data: TermWriteInput,
+): Promise<TermRecord> {
   const name = nameOf(data.name);
-  const parent = kind === 'categories' ? checkParent(ctx, kind, data.parent ?? 0) : 0;
-  return ctx.store.transaction(() => {
-    checkNameFree(ctx, kind, name, parent);
-    const slug = slugFor(ctx, kind, data.slug, name);
+  const parent = kind === 'categories' ? await checkParent(ctx, kind, data.parent ?? 0) : 0;
+  return ctx.store.transaction(async () => {
+    await checkNameFree(ctx, kind, name, parent);
+    const slug = await slugFor(ctx, kind, data.slug, name);
     const description = sanitizeHtml(data.description ?? '');
     return ctx.store.insertTerm({ kind, name, slug, description, parent });
   });
 }
 
 /** Partial (D1): absent fields keep their values. */
-export function updateTerm(ctx: WriteContext, existing: TermRecord, data: TermWriteInput): TermRecord {
+export async function updateTerm(
+  ctx: WriteContext,
+  existing: TermRecord,
+  data: TermWriteInput,
+): Promise<TermRecord> {
   const { kind } = existing;
   const name = data.name === undefined ? existing.name : nameOf(data.name);
   let parent = existing.parent;
   if (kind === 'categories' && data.parent !== undefined) {
-    parent = checkParent(ctx, kind, data.parent);
-    if (parent !== 0 && ctx.store.categoryDescendants(existing.id).includes(parent)) {
+    parent = await checkParent(ctx, kind, data.parent);
+    if (parent !== 0 && (await ctx.store.categoryDescendants(existing.id)).includes(parent)) {
       throw invalidParam('parent', 'parent cannot be the category itself or one of its descendants.');
     }
   }
-  return ctx.store.transaction(() => {
+  return ctx.store.transaction(async () => {
     if (name.toLowerCase() !== existing.name.toLowerCase() || parent !== existing.parent) {
-      checkNameFree(ctx, kind, name, parent, existing.id);
+      await checkNameFree(ctx, kind, name, parent, existing.id);
     }
-    const slug = data.slug === undefined ? existing.slug : slugFor(ctx, kind, data.slug, name, existing.id);
+    const slug =
+      data.slug === undefined ? existing.slug : await slugFor(ctx, kind, data.slug, name, existing.id);
     const description =
       data.description === undefined ? existing.description : sanitizeHtml(data.description ?? '');
     return ctx.store.updateTerm({ id: existing.id, kind, name, slug, description, parent });
@@ -58,38 +67,42 @@ export function updateTerm(ctx: WriteContext, existing: TermRecord, data: TermWr
  * (403 naming the field, E9). Every 400 comes before any 403, and nothing is written unless
  * every reference resolves.
  */
-export function resolveTermRefs(ctx: WriteContext, kind: TermKind, refs: TermRef[]): number[] {
+export async function resolveTermRefs(ctx: WriteContext, kind: TermKind, refs: TermRef[]): Promise<number[]> {
   if (refs.length === 0) return [];
-  const found: (TermRecord | string)[] = refs.map((ref) => {
+  const found: (TermRecord | string)[] = [];
+  for (const ref of refs) {
     if ('id' in ref) {
-      const term = ctx.store.getTerm(kind, ref.id);
+      const term = await ctx.store.getTerm(kind, ref.id);
       if (!term) throw invalidParam(kind, `${kind}: ${ref.id} is not a valid term id.`);
-      return term;
+      found.push(term);
+      continue;
     }
     const name = stripTags(ref.name);
     if (name === '') throw invalidParam(kind, `${kind}: a term name must not be empty.`);
-    return ctx.store.findTermBySlug(kind, name) ?? ctx.store.findTermByName(kind, name) ?? name;
-  });
+    found.push(
+      (await ctx.store.findTermBySlug(kind, name)) ?? (await ctx.store.findTermByName(kind, name)) ?? name,
+    );
+  }
   if (!canLinkTerms(ctx.caller)) throw forbidden(ctx.caller === null, [kind]);
   const creates = found.some((t) => typeof t === 'string');
   if (creates && !canManageTerms(ctx.caller, kind)) throw forbidden(ctx.caller === null, [kind]);
   // Every term exists (the usual case): nothing to write, so no savepoint.
   if (!creates) return [...new Set((found as TermRecord[]).map((t) => t.id))];
 
-  return ctx.store.transaction(() => {
+  return ctx.store.transaction(async () => {
     const ids: number[] = [];
     for (const t of found) {
       // The same new name twice in one list is created once.
       const term =
         typeof t === 'string'
-          ? (ctx.store.findTermByName(kind, t) ??
-            ctx.store.insertTerm({
+          ? ((await ctx.store.findTermByName(kind, t)) ??
+            (await ctx.store.insertTerm({
               kind,
               name: t,
-              slug: slugFor(ctx, kind, undefined, t),
+              slug: await slugFor(ctx, kind, undefined, t),
               description: '',
               parent: 0,
-            }))
+            })))
           : t;
       if (!ids.includes(term.id)) ids.push(term.id);
     }
@@ -103,17 +116,23 @@ function nameOf(raw: string | undefined): string {
   return name;
 }
 
-function checkParent(ctx: WriteContext, kind: TermKind, parent: number): number {
+async function checkParent(ctx: WriteContext, kind: TermKind, parent: number): Promise<number> {
   if (parent === 0) return 0;
-  if (parent < 0 || !ctx.store.getTerm(kind, parent)) {
+  if (parent < 0 || !(await ctx.store.getTerm(kind, parent))) {
     throw invalidParam('parent', 'parent is not an existing category id.');
   }
   return parent;
 }
 
 /** WordPress wp_insert_term()/wp_update_term(): one name per parent, with the clash's id. */
-function checkNameFree(ctx: WriteContext, kind: TermKind, name: string, parent: number, exceptId?: number) {
-  const clash = ctx.store.findTermByName(kind, name, parent);
+async function checkNameFree(
+  ctx: WriteContext,
+  kind: TermKind,
+  name: string,
+  parent: number,
+  exceptId?: number,
+): Promise<void> {
+  const clash = await ctx.store.findTermByName(kind, name, parent);
   if (clash && clash.id !== exceptId) {
     const message =
       kind === 'categories'
@@ -124,17 +143,17 @@ function checkNameFree(ctx: WriteContext, kind: TermKind, name: string, parent: 
 }
 
 /** A given slug must be free (400); without one, the name's slug is made unique (`-2`…). */
-function slugFor(
+async function slugFor(
   ctx: WriteContext,
   kind: TermKind,
   given: string | undefined,
   name: string,
   exceptId?: number,
-) {
+): Promise<string> {
   const taken = (s: string) => ctx.store.termSlugTaken(kind, s, exceptId);
   const wanted = given === undefined ? '' : slugify(given);
   if (wanted !== '') {
-    if (taken(wanted)) {
+    if (await taken(wanted)) {
       throw new ApiError(
         400,
         'duplicate_term_slug',

@@ -108,7 +108,7 @@ describe('Basic application passwords', () => {
   it('a revoked application password stops working at once', async () => {
     const first = await h.call('GET', '/events?status=draft', { as: 'editor' });
     expect(first.status).toBe(200);
-    for (const ap of h.store.appPasswords(h.users.editor.id)) h.store.deleteAppPassword(ap.id);
+    for (const ap of await h.store.appPasswords(h.users.editor.id)) await h.store.deleteAppPassword(ap.id);
     const second = await h.call('GET', '/events?status=draft', { as: 'editor' });
     expect401(second, 'incorrect_password');
   });
@@ -120,7 +120,7 @@ describe('Basic application passwords', () => {
       (await h.call('GET', '/events?status=draft', { headers: basic('author', extra.password) })).status,
     ).toBe(200);
     expect((await h.call('GET', '/events?status=draft', { as: 'author' })).status).toBe(200);
-    h.store.deleteAppPassword(extra.record.id);
+    await h.store.deleteAppPassword(extra.record.id);
     expect401(
       await h.call('GET', '/events', { headers: basic('author', extra.password) }),
       'incorrect_password',

@@ -36,11 +36,11 @@ interface Seed extends Partial<EventRecord> {
 
 let seq = 0;
 /** An event straight into the store, its UTC instants computed from the wall times. */
-function seed(s: Seed, harness: Harness = h): EventRecord {
+async function seed(s: Seed, harness: Harness = h): Promise<EventRecord> {
   seq++;
   const { title, start, end, ...over } = s;
   const timezone = over.timezone ?? 'UTC';
-  return harness.store.insertEvent(
+  return await harness.store.insertEvent(
     eventRecord({
       author: harness.users.administrator.id,
       slug: `${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${seq}`,
@@ -55,8 +55,13 @@ function seed(s: Seed, harness: Harness = h): EventRecord {
   );
 }
 
-function term(kind: 'categories' | 'tags', name: string, slug: string, parent = 0): TermRecord {
-  return h.store.insertTerm(termRecord(kind, name, slug, parent));
+async function term(
+  kind: 'categories' | 'tags',
+  name: string,
+  slug: string,
+  parent = 0,
+): Promise<TermRecord> {
+  return await h.store.insertTerm(termRecord(kind, name, slug, parent));
 }
 
 async function linked(kind: 'venues' | 'organizers', body: Record<string, unknown>): Promise<number> {
@@ -101,7 +106,7 @@ describe('envelope and headers', () => {
   });
 
   it('lists expose X-TEC-Total, X-TEC-TotalPages and Link to browsers, and send the API Link header', async () => {
-    seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
+    await seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
     const res = await h.call('GET', '/events');
     const exposed = String(res.headers['access-control-expose-headers'])
       .split(',')
@@ -113,7 +118,7 @@ describe('envelope and headers', () => {
   });
 
   it('list items carry no json_ld', async () => {
-    seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
+    await seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
     const res = await h.call('GET', '/events');
     expect(res.json.events).toHaveLength(1);
     expect(res.json.events[0]).not.toHaveProperty('json_ld');
@@ -123,12 +128,16 @@ describe('envelope and headers', () => {
 
 describe('the default window', () => {
   it('T032 an event running since last month is absent by default and present with only ends_after=<today>', async () => {
-    const running = seed({
+    const running = await seed({
       title: 'Winter Exhibition',
       start: '2026-10-15 10:00:00',
       end: '2027-01-15 18:00:00',
     });
-    const upcoming = seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
+    const upcoming = await seed({
+      title: 'Jazz Night',
+      start: '2027-03-01 19:00:00',
+      end: '2027-03-01 22:00:00',
+    });
     expect(ids(await h.call('GET', '/events'))).toEqual([upcoming.id]);
     const res = await h.call('GET', '/events?ends_after=2026-11-21');
     expect(ids(res)).toEqual([running.id, upcoming.id]);
@@ -138,18 +147,26 @@ describe('the default window', () => {
   });
 
   it('T032 the window starts yesterday at 00:00:00: an event of yesterday is listed, one of the day before is not', async () => {
-    const yesterday = seed({
+    const yesterday = await seed({
       title: 'Yesterday Market',
       start: '2026-11-20 00:00:00',
       end: '2026-11-20 06:00:00',
     });
-    seed({ title: 'Late Show', start: '2026-11-19 23:00:00', end: '2026-11-20 01:00:00' });
+    await seed({ title: 'Late Show', start: '2026-11-19 23:00:00', end: '2026-11-20 01:00:00' });
     expect(ids(await h.call('GET', '/events'))).toEqual([yesterday.id]);
   });
 
   it('T033 an event in three years is absent by default and present with end_date=2100-12-31', async () => {
-    const far = seed({ title: 'Jubilee Gala', start: '2029-11-21 19:00:00', end: '2029-11-21 23:00:00' });
-    const edge = seed({ title: 'Edge Night', start: '2028-11-21 20:00:00', end: '2028-11-21 23:59:59' });
+    const far = await seed({
+      title: 'Jubilee Gala',
+      start: '2029-11-21 19:00:00',
+      end: '2029-11-21 23:00:00',
+    });
+    const edge = await seed({
+      title: 'Edge Night',
+      start: '2028-11-21 20:00:00',
+      end: '2028-11-21 23:59:59',
+    });
     expect(ids(await h.call('GET', '/events'))).toEqual([edge.id]);
     const res = await h.call('GET', '/events?end_date=2100-12-31');
     expect(ids(res)).toEqual([edge.id, far.id]);
@@ -163,9 +180,12 @@ describe('the default window', () => {
     const nz = await makeApp({ siteTimezone: 'Pacific/Auckland' });
     try {
       // 2026-11-20 23:30 in Auckland: the day before yesterday there, although "yesterday" in UTC.
-      seed({ title: 'Too Early', start: '2026-11-20 10:30:00', end: '2026-11-20 11:30:00' }, nz);
+      await seed({ title: 'Too Early', start: '2026-11-20 10:30:00', end: '2026-11-20 11:30:00' }, nz);
       // 2028-11-22 18:00 in Auckland: inside its window, after the end of a UTC window.
-      const late = seed({ title: 'Late Edge', start: '2028-11-22 05:00:00', end: '2028-11-22 06:00:00' }, nz);
+      const late = await seed(
+        { title: 'Late Edge', start: '2028-11-22 05:00:00', end: '2028-11-22 06:00:00' },
+        nz,
+      );
       const res = await nz.call('GET', '/events');
       expect(res.json.rest_url).toBe(
         `${LIST}?page=1&per_page=10&start_date=2026-11-21%2000%3A00%3A00&end_date=2028-11-22%2023%3A59%3A59&status=publish`,
@@ -179,8 +199,11 @@ describe('the default window', () => {
   it('T044 date parameters are site-local: on an Auckland site start_date=2027-03-02 begins at 2027-03-01 11:00 UTC', async () => {
     const nz = await makeApp({ siteTimezone: 'Pacific/Auckland' });
     try {
-      const inside = seed({ title: 'Brunch', start: '2027-03-01 11:30:00', end: '2027-03-01 12:30:00' }, nz);
-      seed({ title: 'Too Early', start: '2027-03-01 10:30:00', end: '2027-03-01 11:30:00' }, nz);
+      const inside = await seed(
+        { title: 'Brunch', start: '2027-03-01 11:30:00', end: '2027-03-01 12:30:00' },
+        nz,
+      );
+      await seed({ title: 'Too Early', start: '2027-03-01 10:30:00', end: '2027-03-01 11:30:00' }, nz);
       const res = await nz.call('GET', '/events?start_date=2027-03-02&end_date=2027-03-02');
       expect(ids(res)).toEqual([inside.id]);
     } finally {
@@ -192,7 +215,11 @@ describe('the default window', () => {
 describe('paging', () => {
   it('T034 four events at per_page=2: page 1 links next only, page 2 previous without page; total_pages 2', async () => {
     for (const day of ['01', '02', '03', '04']) {
-      seed({ title: `Concert ${day}`, start: `2027-03-${day} 19:00:00`, end: `2027-03-${day} 22:00:00` });
+      await seed({
+        title: `Concert ${day}`,
+        start: `2027-03-${day} 19:00:00`,
+        end: `2027-03-${day} 22:00:00`,
+      });
     }
     const one = await h.call('GET', '/events?per_page=2');
     expect(one.json.total).toBe(4);
@@ -220,7 +247,7 @@ describe('paging', () => {
   });
 
   it('T035 a page past the end is a 404 event-archive-page-not-found', async () => {
-    seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
+    await seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
     for (const page of [2, 99]) {
       const res = await h.call('GET', `/events?page=${page}`);
       expect(res.status).toBe(404);
@@ -235,7 +262,7 @@ describe('paging', () => {
   it('T036 per_page=1000 is clamped to 50 and echoed so; the default is 10', async () => {
     for (let i = 0; i < 55; i++) {
       const day = String(1 + (i % 28)).padStart(2, '0');
-      seed({ title: `Session ${i}`, start: `2027-04-${day} 09:00:00`, end: `2027-04-${day} 10:00:00` });
+      await seed({ title: `Session ${i}`, start: `2027-04-${day} 09:00:00`, end: `2027-04-${day} 10:00:00` });
     }
     const clamped = await h.call('GET', '/events?per_page=1000');
     expect(clamped.status).toBe(200);
@@ -259,20 +286,20 @@ describe('paging', () => {
 
 describe('order', () => {
   it('T038 orders by start instant, then publication date, then id; sticky has no effect', async () => {
-    const a = seed({
+    const a = await seed({
       title: 'Next Morning',
       start: '2027-03-02 10:00:00',
       end: '2027-03-02 11:00:00',
       date_utc: '2026-10-01 09:00:00',
     });
-    const b = seed({
+    const b = await seed({
       title: 'Later Published',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 21:00:00',
       date_utc: '2026-11-05 09:00:00',
     });
     // 18:00 in New York is 23:00 UTC: after the 20:00 UTC event despite the smaller wall time.
-    const e = seed({
+    const e = await seed({
       title: 'New York Set',
       start: '2027-03-01 18:00:00',
       end: '2027-03-01 20:00:00',
@@ -280,20 +307,20 @@ describe('order', () => {
       date_utc: '2026-09-01 09:00:00',
       sticky: true,
     });
-    const c = seed({
+    const c = await seed({
       title: 'Earlier Published',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 20:00:00',
       date_utc: '2026-11-01 09:00:00',
     });
-    const f = seed({
+    const f = await seed({
       title: 'Berlin Set',
       start: '2027-03-01 21:00:00',
       end: '2027-03-01 22:00:00',
       timezone: 'Europe/Berlin',
       date_utc: '2026-08-01 09:00:00',
     });
-    const d = seed({
+    const d = await seed({
       title: 'Same Date Later Id',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 19:30:00',
@@ -306,21 +333,21 @@ describe('order', () => {
 
 describe('filters', () => {
   it('T039 categories=<slug> and categories=<id> are the same filter; an unknown slug or id is a 400', async () => {
-    const concerts = term('categories', 'Concerts', 'concerts');
-    const talks = term('categories', 'Talks', 'talks');
-    const gig = seed({
+    const concerts = await term('categories', 'Concerts', 'concerts');
+    const talks = await term('categories', 'Talks', 'talks');
+    const gig = await seed({
       title: 'Jazz Night',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 22:00:00',
       category_ids: [concerts.id],
     });
-    seed({
+    await seed({
       title: 'Science Talk',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 20:00:00',
       category_ids: [talks.id],
     });
-    seed({ title: 'Open Day', start: '2027-03-03 10:00:00', end: '2027-03-03 16:00:00' });
+    await seed({ title: 'Open Day', start: '2027-03-03 10:00:00', end: '2027-03-03 16:00:00' });
 
     const bySlug = await h.call('GET', '/events?categories=concerts');
     expect(ids(bySlug)).toEqual([gig.id]);
@@ -331,22 +358,22 @@ describe('filters', () => {
     expectInvalid(await h.call('GET', '/events?categories=no-such-category'), 'categories');
     expectInvalid(await h.call('GET', '/events?categories=999999'), 'categories');
     // A tag's id is not a category.
-    const outdoor = term('tags', 'Outdoor', 'outdoor');
+    const outdoor = await term('tags', 'Outdoor', 'outdoor');
     expectInvalid(await h.call('GET', `/events?categories=${outdoor.id}`), 'categories');
     expectInvalid(await h.call('GET', '/events?categories=concerts,no-such-category'), 'categories');
   });
 
   it('T039 a numeric reference is tried as a slug before an id', async () => {
-    const concerts = term('categories', 'Concerts', 'concerts');
+    const concerts = await term('categories', 'Concerts', 'concerts');
     // A category whose slug is another category's id (say, a year or a season number).
-    const numeric = term('categories', `Season ${concerts.id}`, String(concerts.id));
-    const gig = seed({
+    const numeric = await term('categories', `Season ${concerts.id}`, String(concerts.id));
+    const gig = await seed({
       title: 'Jazz Night',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 22:00:00',
       category_ids: [concerts.id],
     });
-    const season = seed({
+    const season = await seed({
       title: 'Season Opener',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
@@ -357,35 +384,35 @@ describe('filters', () => {
   });
 
   it("T040 categories=a,b is a union, and a parent category matches its children's events", async () => {
-    const concerts = term('categories', 'Concerts', 'concerts');
-    const jazz = term('categories', 'Jazz', 'jazz', concerts.id);
-    const bebop = term('categories', 'Bebop', 'bebop', jazz.id);
-    const talks = term('categories', 'Talks', 'talks');
-    const gig = seed({
+    const concerts = await term('categories', 'Concerts', 'concerts');
+    const jazz = await term('categories', 'Jazz', 'jazz', concerts.id);
+    const bebop = await term('categories', 'Bebop', 'bebop', jazz.id);
+    const talks = await term('categories', 'Talks', 'talks');
+    const gig = await seed({
       title: 'Rock Gig',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 22:00:00',
       category_ids: [concerts.id],
     });
-    const jazzNight = seed({
+    const jazzNight = await seed({
       title: 'Jazz Night',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
       category_ids: [jazz.id],
     });
-    const bebopNight = seed({
+    const bebopNight = await seed({
       title: 'Bebop Night',
       start: '2027-03-03 19:00:00',
       end: '2027-03-03 22:00:00',
       category_ids: [bebop.id],
     });
-    const talk = seed({
+    const talk = await seed({
       title: 'Science Talk',
       start: '2027-03-04 19:00:00',
       end: '2027-03-04 20:00:00',
       category_ids: [talks.id],
     });
-    seed({ title: 'Open Day', start: '2027-03-05 10:00:00', end: '2027-03-05 16:00:00' });
+    await seed({ title: 'Open Day', start: '2027-03-05 10:00:00', end: '2027-03-05 16:00:00' });
 
     expect(ids(await h.call('GET', '/events?categories=concerts'))).toEqual([
       gig.id,
@@ -403,7 +430,7 @@ describe('filters', () => {
       talk.id,
     ]);
     // An event in both a parent and its child is listed once.
-    const both = seed({
+    const both = await seed({
       title: 'Double Bill',
       start: '2027-03-06 19:00:00',
       end: '2027-03-06 22:00:00',
@@ -415,12 +442,12 @@ describe('filters', () => {
   });
 
   it('T041 tags, venue and organizer filter by id (OR within each); unknown or wrong-kind ids are a 400', async () => {
-    const outdoor = term('tags', 'Outdoor', 'outdoor');
+    const outdoor = await term('tags', 'Outdoor', 'outdoor');
     const hall = await linked('venues', { venue: 'Main Hall', city: 'Springfield' });
     const pier = await linked('venues', { venue: 'Pier 7', city: 'Springfield' });
     const jane = await linked('organizers', { organizer: 'Jane Org' });
     const bob = await linked('organizers', { organizer: 'Bob Org' });
-    const a = seed({
+    const a = await seed({
       title: 'Harbour Festival',
       start: '2027-03-01 12:00:00',
       end: '2027-03-01 18:00:00',
@@ -428,21 +455,21 @@ describe('filters', () => {
       venue_id: pier,
       organizer_ids: [bob],
     });
-    const b = seed({
+    const b = await seed({
       title: 'Hall Concert',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
       venue_id: hall,
       organizer_ids: [jane, bob],
     });
-    const c = seed({
+    const c = await seed({
       title: 'Hall Lecture',
       start: '2027-03-03 19:00:00',
       end: '2027-03-03 20:00:00',
       venue_id: hall,
       organizer_ids: [jane],
     });
-    seed({ title: 'Nowhere Meetup', start: '2027-03-04 19:00:00', end: '2027-03-04 20:00:00' });
+    await seed({ title: 'Nowhere Meetup', start: '2027-03-04 19:00:00', end: '2027-03-04 20:00:00' });
 
     expect(ids(await h.call('GET', `/events?tags=${outdoor.id}`))).toEqual([a.id]);
     expect(ids(await h.call('GET', '/events?tags=outdoor'))).toEqual([a.id]);
@@ -464,12 +491,12 @@ describe('filters', () => {
   });
 
   it('T042 search=Minimal matches the title; search= is a 400', async () => {
-    const minimal = seed({
+    const minimal = await seed({
       title: 'Minimal Techno Night',
       start: '2027-03-01 22:00:00',
       end: '2027-03-02 04:00:00',
     });
-    seed({ title: 'Jazz Night', start: '2027-03-02 19:00:00', end: '2027-03-02 22:00:00' });
+    await seed({ title: 'Jazz Night', start: '2027-03-02 19:00:00', end: '2027-03-02 22:00:00' });
     const res = await h.call('GET', '/events?search=Minimal');
     expect(ids(res)).toEqual([minimal.id]);
     expect(res.json.total).toBe(1);
@@ -480,18 +507,18 @@ describe('filters', () => {
   });
 
   it('search is case-insensitive and matches substrings of title, description and excerpt (search=inim finds "Minimal")', async () => {
-    const minimal = seed({
+    const minimal = await seed({
       title: 'Minimal Techno Night',
       start: '2027-03-01 22:00:00',
       end: '2027-03-02 04:00:00',
     });
-    const jazz = seed({
+    const jazz = await seed({
       title: 'Jazz Night',
       description: 'A smoky bar, a quartet and a DJ set afterwards.',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
     });
-    const talk = seed({
+    const talk = await seed({
       title: 'Science Talk',
       excerpt: 'Minimalism in physics',
       start: '2027-03-03 19:00:00',
@@ -505,8 +532,12 @@ describe('filters', () => {
   });
 
   it('search is case-insensitive beyond ASCII, also for words too short for the trigram index', async () => {
-    const beer = seed({ title: 'Müller Öl Abend', start: '2027-03-01 18:00:00', end: '2027-03-01 21:00:00' });
-    const cafe = seed({
+    const beer = await seed({
+      title: 'Müller Öl Abend',
+      start: '2027-03-01 18:00:00',
+      end: '2027-03-01 21:00:00',
+    });
+    const cafe = await seed({
       title: 'Café Ünter den Linden',
       start: '2027-03-02 10:00:00',
       end: '2027-03-02 12:00:00',
@@ -521,18 +552,18 @@ describe('filters', () => {
   });
 
   it('a search of several words requires all of them, in any field and order', async () => {
-    const minimal = seed({
+    const minimal = await seed({
       title: 'Minimal Techno Night',
       start: '2027-03-01 22:00:00',
       end: '2027-03-02 04:00:00',
     });
-    const jazz = seed({
+    const jazz = await seed({
       title: 'Jazz Night',
       description: 'A smoky bar, a quartet and a DJ set afterwards.',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
     });
-    seed({ title: 'Techno Brunch', start: '2027-03-03 11:00:00', end: '2027-03-03 14:00:00' });
+    await seed({ title: 'Techno Brunch', start: '2027-03-03 11:00:00', end: '2027-03-03 14:00:00' });
     expect(ids(await h.call('GET', '/events?search=night%20techno'))).toEqual([minimal.id]);
     expect(ids(await h.call('GET', '/events?search=night'))).toEqual([minimal.id, jazz.id]);
     expect(ids(await h.call('GET', '/events?search=jazz%20quartet'))).toEqual([jazz.id]);
@@ -544,13 +575,17 @@ describe('filters', () => {
   });
 
   it('T043 featured=true lists only featured events, featured=false only the others', async () => {
-    const star = seed({
+    const star = await seed({
       title: 'Gala',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 23:00:00',
       featured: true,
     });
-    const plain = seed({ title: 'Book Club', start: '2027-03-02 19:00:00', end: '2027-03-02 20:00:00' });
+    const plain = await seed({
+      title: 'Book Club',
+      start: '2027-03-02 19:00:00',
+      end: '2027-03-02 20:00:00',
+    });
     expect(ids(await h.call('GET', '/events?featured=true'))).toEqual([star.id]);
     expect(ids(await h.call('GET', '/events?featured=1'))).toEqual([star.id]);
     expect(ids(await h.call('GET', '/events?featured=false'))).toEqual([plain.id]);
@@ -559,7 +594,7 @@ describe('filters', () => {
   });
 
   it('post_parent with an existing event id matches nothing; an unknown or non-event id is a 400', async () => {
-    const e = seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
+    const e = await seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
     const hall = await linked('venues', { venue: 'Main Hall' });
     const res = await h.call('GET', `/events?post_parent=${e.id}`);
     expect(res.status).toBe(200);
@@ -572,7 +607,7 @@ describe('filters', () => {
   });
 
   it('geoloc, geoloc_lat, geoloc_lng and ticketed are validated and have no effect; geoloc=maybe is a 400', async () => {
-    const e = seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
+    const e = await seed({ title: 'Jazz Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
     for (const q of [
       'geoloc=true',
       'ticketed=false',
@@ -591,13 +626,13 @@ describe('filters', () => {
 
 describe('dates', () => {
   it('T044 start_date/end_date as days echo 00:00:00/23:59:59 and compare instants: a 19:00 New York event of 03-01 is on 03-02 UTC', async () => {
-    const ny = seed({
+    const ny = await seed({
       title: 'Full Event',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 22:00:00',
       timezone: 'America/New_York',
     });
-    seed({
+    await seed({
       title: 'London Evening',
       start: '2027-03-01 20:00:00',
       end: '2027-03-01 23:00:00',
@@ -623,8 +658,8 @@ describe('dates', () => {
   });
 
   it('T045 a 15:00–18:00 window lists the 16:00 and 20:00 events of that day; with strict_dates=true only the first', async () => {
-    const four = seed({ title: 'Tea Dance', start: '2027-03-01 16:00:00', end: '2027-03-01 17:00:00' });
-    const eight = seed({
+    const four = await seed({ title: 'Tea Dance', start: '2027-03-01 16:00:00', end: '2027-03-01 17:00:00' });
+    const eight = await seed({
       title: 'Evening Recital',
       start: '2027-03-01 20:00:00',
       end: '2027-03-01 21:00:00',
@@ -644,13 +679,17 @@ describe('dates', () => {
   });
 
   it('T045 starts_*/ends_* bounds are strict and, with strict_dates=true, exact', async () => {
-    const four = seed({ title: 'Tea Dance', start: '2027-03-01 16:00:00', end: '2027-03-01 17:00:00' });
-    const eight = seed({
+    const four = await seed({ title: 'Tea Dance', start: '2027-03-01 16:00:00', end: '2027-03-01 17:00:00' });
+    const eight = await seed({
       title: 'Evening Recital',
       start: '2027-03-01 20:00:00',
       end: '2027-03-01 21:00:00',
     });
-    const next = seed({ title: 'Breakfast Talk', start: '2027-03-02 08:00:00', end: '2027-03-02 09:00:00' });
+    const next = await seed({
+      title: 'Breakfast Talk',
+      start: '2027-03-02 08:00:00',
+      end: '2027-03-02 09:00:00',
+    });
     const q = 'starts_after=2027-03-01%2016:00:00&starts_before=2027-03-02%2008:00:00&strict_dates=true';
     expect(ids(await h.call('GET', `/events?${q}`))).toEqual([eight.id]);
     const ends = 'ends_after=2027-03-01%2017:00:00&ends_before=2027-03-02%2009:00:00&strict_dates=1';
@@ -664,19 +703,27 @@ describe('dates', () => {
   });
 
   it('T046 starts_after alone echoes 23:59:59, drops the default window and excludes an all-day event of that day', async () => {
-    const allDay = seed({
+    const allDay = await seed({
       title: 'Spring Fair',
       start: '2027-03-03 00:00:00',
       end: '2027-03-03 23:59:59',
       all_day: true,
     });
-    const evening = seed({
+    const evening = await seed({
       title: 'Fair Afterparty',
       start: '2027-03-03 20:00:00',
       end: '2027-03-03 23:00:00',
     });
-    const next = seed({ title: 'Morning Run', start: '2027-03-04 07:00:00', end: '2027-03-04 08:00:00' });
-    const far = seed({ title: 'Jubilee Gala', start: '2030-01-01 19:00:00', end: '2030-01-01 23:00:00' });
+    const next = await seed({
+      title: 'Morning Run',
+      start: '2027-03-04 07:00:00',
+      end: '2027-03-04 08:00:00',
+    });
+    const far = await seed({
+      title: 'Jubilee Gala',
+      start: '2030-01-01 19:00:00',
+      end: '2030-01-01 23:00:00',
+    });
     const res = await h.call('GET', '/events?starts_after=2027-03-03%2000:00:00');
     expect(res.json.rest_url).toBe(
       `${LIST}?page=1&per_page=10&status=publish&starts_after=2027-03-03%2023%3A59%3A59`,
@@ -689,9 +736,13 @@ describe('dates', () => {
   });
 
   it('T046 with both a window and a bound, they intersect', async () => {
-    seed({ title: 'Tea Dance', start: '2027-03-01 16:00:00', end: '2027-03-01 17:00:00' });
-    const next = seed({ title: 'Breakfast Talk', start: '2027-03-02 08:00:00', end: '2027-03-02 09:00:00' });
-    seed({ title: 'Later', start: '2027-03-05 08:00:00', end: '2027-03-05 09:00:00' });
+    await seed({ title: 'Tea Dance', start: '2027-03-01 16:00:00', end: '2027-03-01 17:00:00' });
+    const next = await seed({
+      title: 'Breakfast Talk',
+      start: '2027-03-02 08:00:00',
+      end: '2027-03-02 09:00:00',
+    });
+    await seed({ title: 'Later', start: '2027-03-05 08:00:00', end: '2027-03-05 09:00:00' });
     const res = await h.call(
       'GET',
       '/events?start_date=2027-03-01&end_date=2027-03-04&starts_after=2027-03-01',
@@ -713,7 +764,7 @@ describe('dates', () => {
   });
 
   it('T047 ISO 8601 with an offset is an instant: start_date=2027-03-02T01:00:00+02:00 begins at 2027-03-01 23:00 UTC', async () => {
-    const e = seed({ title: 'Late Set', start: '2027-03-01 23:30:00', end: '2027-03-02 01:00:00' });
+    const e = await seed({ title: 'Late Set', start: '2027-03-01 23:30:00', end: '2027-03-02 01:00:00' });
     const res = await h.call('GET', '/events?start_date=2027-03-01T23:00:00Z&strict_dates=true');
     expect(ids(res)).toEqual([e.id]);
     expect(res.json.rest_url).toContain('start_date=2027-03-01%2023%3A00%3A00');
@@ -724,14 +775,22 @@ describe('dates', () => {
 
 describe('include', () => {
   it('T048 include returns a past event, and a hidden event that no list shows', async () => {
-    const past = seed({ title: 'Summer Fete', start: '2026-06-01 12:00:00', end: '2026-06-01 18:00:00' });
-    const hidden = seed({
+    const past = await seed({
+      title: 'Summer Fete',
+      start: '2026-06-01 12:00:00',
+      end: '2026-06-01 18:00:00',
+    });
+    const hidden = await seed({
       title: 'Staff Party',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 23:00:00',
       hide_from_listings: true,
     });
-    const shown = seed({ title: 'Jazz Night', start: '2027-03-02 19:00:00', end: '2027-03-02 22:00:00' });
+    const shown = await seed({
+      title: 'Jazz Night',
+      start: '2027-03-02 19:00:00',
+      end: '2027-03-02 22:00:00',
+    });
 
     expect(ids(await h.call('GET', '/events'))).toEqual([shown.id]);
     expect(ids(await h.call('GET', '/events?start_date=1900-01-01&end_date=2100-12-31'))).toEqual([
@@ -753,14 +812,18 @@ describe('include', () => {
   });
 
   it('T048 include keeps other filters and the read rules', async () => {
-    const star = seed({
+    const star = await seed({
       title: 'Gala',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 23:00:00',
       featured: true,
     });
-    const plain = seed({ title: 'Book Club', start: '2027-03-02 19:00:00', end: '2027-03-02 20:00:00' });
-    const draft = seed({
+    const plain = await seed({
+      title: 'Book Club',
+      start: '2027-03-02 19:00:00',
+      end: '2027-03-02 20:00:00',
+    });
+    const draft = await seed({
       title: 'Secret Show',
       start: '2027-03-03 19:00:00',
       end: '2027-03-03 20:00:00',
@@ -778,25 +841,25 @@ describe('include', () => {
   });
 
   it('include orders by publication date, then id, not by start', async () => {
-    const x = seed({
+    const x = await seed({
       title: 'May Concert',
       start: '2027-05-01 19:00:00',
       end: '2027-05-01 22:00:00',
       date_utc: '2026-09-01 08:00:00',
     });
-    const y = seed({
+    const y = await seed({
       title: 'January Concert',
       start: '2027-01-10 19:00:00',
       end: '2027-01-10 22:00:00',
       date_utc: '2026-10-01 08:00:00',
     });
-    const z = seed({
+    const z = await seed({
       title: 'December Concert',
       start: '2026-12-05 19:00:00',
       end: '2026-12-05 22:00:00',
       date_utc: '2026-08-01 08:00:00',
     });
-    const w = seed({
+    const w = await seed({
       title: 'Twin Concert',
       start: '2026-12-01 19:00:00',
       end: '2026-12-01 22:00:00',
@@ -813,14 +876,23 @@ describe('include', () => {
 
 describe('statuses', () => {
   it('T049 status=any is a 400; status=publish,private equals status[]=publish&status[]=private', async () => {
-    const pub = seed({ title: 'Public Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
-    const priv = seed({
+    const pub = await seed({
+      title: 'Public Night',
+      start: '2027-03-01 19:00:00',
+      end: '2027-03-01 22:00:00',
+    });
+    const priv = await seed({
       title: 'Members Night',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
       status: 'private',
     });
-    seed({ title: 'Draft Night', start: '2027-03-03 19:00:00', end: '2027-03-03 22:00:00', status: 'draft' });
+    await seed({
+      title: 'Draft Night',
+      start: '2027-03-03 19:00:00',
+      end: '2027-03-03 22:00:00',
+      status: 'draft',
+    });
 
     expectInvalid(await h.call('GET', '/events?status=any', { as: 'administrator' }), 'status');
     expectInvalid(await h.call('GET', '/events?status=publish,bogus', { as: 'administrator' }), 'status');
@@ -838,27 +910,27 @@ describe('statuses', () => {
   });
 
   it('contributors and authors asking for status=draft see only their own drafts; editors see all', async () => {
-    const admins = seed({
+    const admins = await seed({
       title: 'Admin Draft',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 22:00:00',
       status: 'draft',
     });
-    const authors = seed({
+    const authors = await seed({
       title: 'Author Draft',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
       status: 'draft',
       author: h.users.author.id,
     });
-    const contributors = seed({
+    const contributors = await seed({
       title: 'Contributor Draft',
       start: '2027-03-03 19:00:00',
       end: '2027-03-03 22:00:00',
       status: 'draft',
       author: h.users.contributor.id,
     });
-    seed({
+    await seed({
       title: 'Contributor Pending',
       start: '2027-03-04 19:00:00',
       end: '2027-03-04 22:00:00',
@@ -879,21 +951,25 @@ describe('statuses', () => {
   });
 
   it("an author's default list has everyone's published events and only their own unpublished ones", async () => {
-    const pub = seed({ title: 'Public Night', start: '2027-03-01 19:00:00', end: '2027-03-01 22:00:00' });
-    seed({
+    const pub = await seed({
+      title: 'Public Night',
+      start: '2027-03-01 19:00:00',
+      end: '2027-03-01 22:00:00',
+    });
+    await seed({
       title: 'Admin Private',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
       status: 'private',
     });
-    const own = seed({
+    const own = await seed({
       title: 'Author Private',
       start: '2027-03-03 19:00:00',
       end: '2027-03-03 22:00:00',
       status: 'private',
       author: h.users.author.id,
     });
-    seed({
+    await seed({
       title: 'Own Trash',
       start: '2027-03-04 19:00:00',
       end: '2027-03-04 22:00:00',
@@ -908,20 +984,20 @@ describe('statuses', () => {
 
 describe('links keep filters', () => {
   it('T050 categories=concerts&per_page=1: next_rest_url keeps categories=concerts and works', async () => {
-    const concerts = term('categories', 'Concerts', 'concerts');
-    const a = seed({
+    const concerts = await term('categories', 'Concerts', 'concerts');
+    const a = await seed({
       title: 'Rock Gig',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 22:00:00',
       category_ids: [concerts.id],
     });
-    const b = seed({
+    const b = await seed({
       title: 'Jazz Night',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',
       category_ids: [concerts.id],
     });
-    seed({ title: 'Open Day', start: '2027-03-01 10:00:00', end: '2027-03-01 16:00:00' });
+    await seed({ title: 'Open Day', start: '2027-03-01 10:00:00', end: '2027-03-01 16:00:00' });
 
     const one = await h.call('GET', '/events?categories=concerts&per_page=1');
     expect(ids(one)).toEqual([a.id]);
@@ -937,9 +1013,9 @@ describe('links keep filters', () => {
   });
 
   it('T050 links carry no raw spaces: search words and dates are percent-encoded, and every filter is kept', async () => {
-    const concerts = term('categories', 'Concerts', 'concerts');
+    const concerts = await term('categories', 'Concerts', 'concerts');
     for (const day of ['01', '02', '03']) {
-      seed({
+      await seed({
         title: `Jazz Night ${day}`,
         start: `2027-03-${day} 19:00:00`,
         end: `2027-03-${day} 22:00:00`,
@@ -975,9 +1051,9 @@ describe('password-protected events (A.10)', () => {
   async function protectedEvent() {
     const hall = await linked('venues', { venue: 'Main Hall', city: 'Springfield', address: '1 Main St' });
     const jane = await linked('organizers', { organizer: 'Jane Org', email: 'jane@example.com' });
-    const concerts = term('categories', 'Concerts', 'concerts');
-    const outdoor = term('tags', 'Outdoor', 'outdoor');
-    const e = seed({
+    const concerts = await term('categories', 'Concerts', 'concerts');
+    const outdoor = await term('tags', 'Outdoor', 'outdoor');
+    const e = await seed({
       title: 'Members Gala',
       start: '2027-03-01 19:00:00',
       end: '2027-03-01 23:00:00',
@@ -993,8 +1069,8 @@ describe('password-protected events (A.10)', () => {
       category_ids: [concerts.id],
       tag_ids: [outdoor.id],
     });
-    h.store.setEventPassword(e.id, 'opensesame');
-    const open = seed({
+    await h.store.setEventPassword(e.id, 'opensesame');
+    const open = await seed({
       title: 'Open Night',
       start: '2027-03-02 19:00:00',
       end: '2027-03-02 22:00:00',

@@ -37,7 +37,7 @@ async function fullEvent(over: Record<string, unknown> = {}) {
   const first = await post('/organizers', { organizer: 'Jane Org' });
   const second = await post('/organizers', { organizer: 'Joe Org' });
   const category = await post('/categories', { name: 'Concerts' });
-  const image = seedAttachment(h.store);
+  const image = await seedAttachment(h.store);
   const event = await create({
     ...EVENT,
     description: 'Full description',
@@ -154,7 +154,7 @@ describe('PATCH /events/{id} (B.6.3)', () => {
 
   it('T093 null on a required, status or boolean field is 400 and changes nothing', async () => {
     const { event } = await fullEvent();
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const field of [
       'title',
       'featured',
@@ -176,7 +176,7 @@ describe('PATCH /events/{id} (B.6.3)', () => {
       expect(res.json.code).toBe('rest_invalid_param');
       expect(Object.keys(res.json.data.params)).toEqual([field]);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('T094 a new timezone keeps the wall times and recomputes UTC', async () => {
@@ -234,7 +234,7 @@ describe('PATCH /events/{id} (B.6.3)', () => {
   it('T095 PATCH of an unknown id is 404 event-not-found; a body id does not retarget', async () => {
     const a = await create(EVENT);
     const b = await create({ ...EVENT, title: 'Other' });
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const missing = await h.call('PATCH', '/events/999999', { as: 'administrator', body: { title: 'X' } });
     expect(missing.status).toBe(404);
     expect(missing.json).toEqual({
@@ -242,7 +242,7 @@ describe('PATCH /events/{id} (B.6.3)', () => {
       message: 'Event with ID 999999 does not exist.',
       data: { status: 404 },
     });
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
 
     const res = await h.call('PATCH', `/events/${a.id}?id=${b.id}`, {
       as: 'administrator',
@@ -257,7 +257,7 @@ describe('PATCH /events/{id} (B.6.3)', () => {
   it('T018 per-item rights: contributor edits own draft only, author not others, editor anyone', async () => {
     const admins = await create(EVENT);
     const own = await create({ ...EVENT, title: 'Mine' }, 'contributor');
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const path of [`/events/${admins.id}`, `/events/by-slug/${admins.slug}`]) {
       const res = await h.call('PATCH', path, { as: 'contributor', body: { title: 'Hijack' } });
       expect(res.status, path).toBe(403);
@@ -267,7 +267,7 @@ describe('PATCH /events/{id} (B.6.3)', () => {
       (await h.call('PATCH', `/events/${admins.id}`, { as: 'author', body: { title: 'X' } })).status,
     ).toBe(403);
     expect((await h.call('PATCH', `/events/${admins.id}`, { body: { title: 'X' } })).status).toBe(401);
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
     const mine = await h.call('PATCH', `/events/${own.id}`, {
       as: 'contributor',
       body: { title: 'Still mine' },
@@ -328,13 +328,13 @@ describe('DELETE /events/{id} (B.6.4)', () => {
   it('T098 a trashed event is 410 to updates unless the body restores it with a status', async () => {
     const e = await create(EVENT);
     await h.call('DELETE', `/events/${e.id}`, { as: 'administrator' });
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const body of [{ title: 'X' }, { status: 'trash' }, {}]) {
       const res = await h.call('PATCH', `/events/${e.id}`, { as: 'administrator', body });
       expect(res.status, JSON.stringify(body)).toBe(410);
       expect(res.json.code).toBe('event-is-in-trash');
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
     const restored = await h.call('PATCH', `/events/${e.id}`, {
       as: 'administrator',
       body: { status: 'draft' },
@@ -446,7 +446,7 @@ describe('by-slug routes (B.8)', () => {
 
   it('B.8 odd slugs are percent-decoded and simply not found; nothing is written', async () => {
     await create(EVENT);
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const slug of ['%E2%9C%93', '%20', 'full%20event', '..%2F..%2Fevents', '%00', 'FULL-EVENT']) {
       for (const method of ['GET', 'PATCH', 'DELETE'] as const) {
         const res = await h.call(method, `/events/by-slug/${slug}`, {
@@ -459,7 +459,7 @@ describe('by-slug routes (B.8)', () => {
     }
     const check = await h.call('GET', '/events/by-slug/%E2%9C%93');
     expect(check.json.message).toBe('No event found with slug "✓".');
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('B.8 a slug-less draft is not reachable by slug', async () => {
@@ -480,7 +480,7 @@ describe('password-protected events (B.7, A.10)', () => {
       start_date: '2027-03-02 10:00:00',
       end_date: '2027-03-02 11:00:00',
     });
-    h.store.setEventPassword(event.id, 's3cret');
+    await h.store.setEventPassword(event.id, 's3cret');
 
     const anon = await h.call('GET', `/events/${event.id}`);
     expect(anon.status).toBe(403);
@@ -567,7 +567,7 @@ describe('request handling (B.0)', () => {
 
   it('B.0 a method override is still checked for rights and for the route', async () => {
     const e = await create(EVENT);
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const anon = await h.call('POST', `/events/${e.id}`, { headers: { 'x-http-method-override': 'DELETE' } });
     expect(anon.status).toBe(401);
     const noDelete = await h.call('POST', '/events', {
@@ -577,7 +577,7 @@ describe('request handling (B.0)', () => {
     });
     expect(noDelete.status).toBe(404);
     expect(noDelete.json.code).toBe('rest_no_route');
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('B.0 form-encoded bodies nest bracketed fields: venue[venue]=Pier 7, organizer[]=…', async () => {
@@ -674,7 +674,7 @@ describe('request handling (B.0)', () => {
 describe('bad input writes nothing (B.0, B.6)', () => {
   it('B.0 malformed JSON, wrong types and unknown ids are 400 and leave the event as it was', async () => {
     const { event } = await fullEvent();
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const malformed = await h.call('PATCH', `/events/${event.id}`, {
       as: 'administrator',
       body: '{"title": ',
@@ -724,7 +724,7 @@ describe('bad input writes nothing (B.0, B.6)', () => {
       expect(res.json.code, JSON.stringify(body)).toBe('rest_invalid_param');
       expect(res.headers['content-type']).toBe('application/json; charset=UTF-8');
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
     expect((await h.call('GET', `/events/${event.id}`)).json.title).toBe('Full Event');
     // A JSON body that is not an object carries no known parameter: nothing to change.
     const array = await h.call('PATCH', `/events/${event.id}`, { as: 'administrator', body: '["title"]' });
@@ -733,7 +733,7 @@ describe('bad input writes nothing (B.0, B.6)', () => {
   });
 
   it('B.0 a create with bad input creates no event, venue, organizer or term', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const bad: Record<string, unknown>[] = [
       { ...EVENT, venue: { venue: 'New Hall' }, organizer: [999999] },
       { ...EVENT, organizer: [{ organizer: 'New Org' }], categories: [999999] },
@@ -745,7 +745,7 @@ describe('bad input writes nothing (B.0, B.6)', () => {
       const res = await h.call('POST', '/events', { as: 'administrator', body });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('B.0 a body over the size limit is a 413 JSON error and writes nothing', async () => {
@@ -753,7 +753,7 @@ describe('bad input writes nothing (B.0, B.6)', () => {
     try {
       const created = await small.call('POST', '/events', { as: 'administrator', body: EVENT });
       expect(created.status).toBe(201);
-      const before = snapshot(small.store);
+      const before = await snapshot(small.store);
       const big = { ...EVENT, description: 'x'.repeat(2000) };
       for (const [method, path] of [
         ['POST', '/events'],
@@ -792,14 +792,14 @@ describe('bad input writes nothing (B.0, B.6)', () => {
         expect(res.headers['content-type']).toBe('application/json; charset=UTF-8');
         expect(res.json().data.status).toBe(413);
       }
-      expect(snapshot(small.store)).toBe(before);
+      expect(await snapshot(small.store)).toBe(before);
     } finally {
       await small.app.close();
     }
   });
 
   it('B.0 an unsupported body type is a JSON error and writes nothing', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const res = await h.call('POST', '/events', {
       as: 'administrator',
       headers: { 'content-type': 'text/plain' },
@@ -809,6 +809,6 @@ describe('bad input writes nothing (B.0, B.6)', () => {
     expect(res.status).toBeLessThan(500);
     expect(res.headers['content-type']).toBe('application/json; charset=UTF-8');
     expect(res.json.data.status).toBe(res.status);
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 });

@@ -383,7 +383,7 @@ describe('POST /events', () => {
   });
 
   it('T064 a missing title or missing dates are rest_missing_callback_param naming them', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const noTitle = await h.call('POST', '/events', {
       as: 'administrator',
       body: { start_date: EVENT.start_date, end_date: EVENT.end_date },
@@ -403,11 +403,11 @@ describe('POST /events', () => {
     });
     expect(emptyTitle.status).toBe(400);
     expect(emptyTitle.json.code).toBe('rest_invalid_param');
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('T065 a malformed JSON body is 400 rest_invalid_json', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const res = await h.call('POST', '/events', { as: 'administrator', body: '{"title": "Broken",' });
     expect(res.status).toBe(400);
     expect(res.json).toEqual({
@@ -415,7 +415,7 @@ describe('POST /events', () => {
       message: 'Invalid JSON body passed.',
       data: { status: 400 },
     });
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 });
 
@@ -460,7 +460,7 @@ describe('event dates and time zones (B.6.1)', () => {
   });
 
   it('T068 free text dates and JSON numbers are 400; digit strings are Unix timestamps', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const bad of ['tomorrow 9am', '01/06/2027', '2027-13-01', '2027-02-30 10:00:00', '']) {
       const res = await h.call('POST', '/events', {
         as: 'administrator',
@@ -476,7 +476,7 @@ describe('event dates and time zones (B.6.1)', () => {
     });
     expect(numeric.status).toBe(400);
     expect(numeric.json.data.details.start_date.code).toBe('rest_invalid_type');
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
 
     // 1811844000 = 2027-06-01 10:00:00 UTC.
     const stamp = await create({
@@ -494,13 +494,13 @@ describe('event dates and time zones (B.6.1)', () => {
   });
 
   it('T069 an unknown zone is 400; UTC+2 is two hours ahead and its own abbreviation', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const timezone of ['Mars/Olympus', 'UTC+15', 'EST5EDT-nonsense', 42]) {
       const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, timezone } });
       expect(res.status, String(timezone)).toBe(400);
       expect(Object.keys(res.json.data.params)).toEqual(['timezone']);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
 
     const plus2 = await create({ ...EVENT, timezone: 'UTC+2' });
     expect(plus2.timezone).toBe('UTC+2');
@@ -628,13 +628,13 @@ describe('event cost (A.6)', () => {
   });
 
   it('T073 a cost that is not a string, number or array of them is 400', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const cost of [{ amount: 5 }, true, [['1']]]) {
       const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, cost } });
       expect(res.status, JSON.stringify(cost)).toBe(400);
       expect(res.json.data.params).toHaveProperty('cost');
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('keeps a currency code: in cost_details and JSON-LD, kept by updates that leave it out, cleared by null', async () => {
@@ -658,13 +658,13 @@ describe('event cost (A.6)', () => {
     });
     expect(cleared.json.cost_details.currency_code).toBe('');
 
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const currency_code of ['EURO', '€', 12]) {
       const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, currency_code } });
       expect(res.status, String(currency_code)).toBe(400);
       expect(res.json.data.params).toHaveProperty('currency_code');
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 });
 
@@ -672,14 +672,14 @@ describe('event cost (A.6)', () => {
 
 describe('event statuses (B.1)', () => {
   it('T074 an unknown status or trash is 400 and writes nothing', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const status of ['bogus', 'trash', 'auto-draft', 'inherit', '']) {
       const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, status } });
       expect(res.status, status).toBe(400);
       expect(res.json.code).toBe('rest_invalid_param');
       expect(Object.keys(res.json.data.params)).toEqual(['status']);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('T075 future needs a future date; publish with a future date is scheduled', async () => {
@@ -746,7 +746,7 @@ describe('event statuses (B.1)', () => {
   });
 
   it('T024 author: an existing other user needs editor rights; an unknown user is 400', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const other = await h.call('POST', '/events', {
       as: 'author',
       body: { ...EVENT, author: h.users.editor.id },
@@ -759,7 +759,7 @@ describe('event statuses (B.1)', () => {
     });
     expect(unknown.status).toBe(400);
     expect(unknown.json.data.params).toHaveProperty('author');
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
     const self = await create({ ...EVENT, author: String(h.users.author.id) }, 'author');
     expect(self.author).toBe(String(h.users.author.id));
     const byEditor = await create({ ...EVENT, author: h.users.author.id }, 'editor');
@@ -784,14 +784,14 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
     const organizer = await post('/organizers', { organizer: 'Not A Venue' });
     const trashed = await post('/venues', { venue: 'Gone' });
     expect((await h.call('DELETE', `/venues/${trashed.id}`, { as: 'administrator' })).status).toBe(200);
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const ref of [999999, organizer.id, trashed.id, [venue.id, venue.id]]) {
       const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, venue: ref } });
       expect(res.status, JSON.stringify(ref)).toBe(400);
       expect(res.json.code).toBe('rest_invalid_param');
       expect(Object.keys(res.json.data.params)).toEqual(['venue']);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('T078 inline venue and organizer objects are created and linked, published for publishers', async () => {
@@ -834,14 +834,14 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
   });
 
   it('T078 an inline venue without a name is 400 and nothing is created', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const res = await h.call('POST', '/events', {
       as: 'administrator',
       body: { ...EVENT, venue: { city: 'X' } },
     });
     expect(res.status).toBe(400);
     expect(res.json.data.params).toHaveProperty('venue');
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('T079 organizers keep their order, drop duplicates, and take one id, one object or a CSV', async () => {
@@ -858,7 +858,7 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
     expect(x.organizer).toHaveLength(1);
     expect(x.organizer[0].organizer).toBe('X');
 
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const ref of [999999, [a.id, 999999], `${a.id},999999`]) {
       const res = await h.call('POST', '/events', {
         as: 'administrator',
@@ -867,7 +867,7 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
       expect(res.status, JSON.stringify(ref)).toBe(400);
       expect(Object.keys(res.json.data.params)).toEqual(['organizer']);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('T080 a new category name is created and linked; existing slugs and names are reused; unknown ids are 400', async () => {
@@ -893,7 +893,7 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
       expect((await create({ ...EVENT, categories: none })).categories).toEqual([]);
     }
 
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const categories of [[999999], ['Brand New', 999999]]) {
       const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, categories } });
       expect(res.status).toBe(400);
@@ -904,14 +904,14 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
       body: { ...EVENT, categories: [two.tags[0].id] },
     });
     expect(tagAsCategory.status).toBe(400);
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('T023 a contributor may link existing categories but not create one by name (403 naming it)', async () => {
     const concerts = await post('/categories', { name: 'Concerts' });
     const linked = await create({ ...EVENT, categories: [concerts.id] }, 'contributor');
     expect(linked.categories.map((c: { id: number }) => c.id)).toEqual([concerts.id]);
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const res = await h.call('POST', '/events', {
       as: 'contributor',
       body: { ...EVENT, categories: ['Concerts', 'Brand New'] },
@@ -921,7 +921,7 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
     const tag = await h.call('POST', '/events', { as: 'author', body: { ...EVENT, tags: ['Fresh Tag'] } });
     expect(tag.status).toBe(403);
     expect(tag.json.data.params).toEqual(['tags']);
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 });
 
@@ -929,7 +929,7 @@ describe('linked venue, organizers and terms (B.6.2)', () => {
 
 describe('event images (B.6.2, A.4)', () => {
   it('T081 an attachment id as string or integer gives image id, url, extension and dimensions', async () => {
-    const a = seedAttachment(h.store);
+    const a = await seedAttachment(h.store);
     for (const image of [String(a.id), a.id]) {
       const e = await create({ ...EVENT, image });
       expect(e.image).toMatchObject({
@@ -954,14 +954,14 @@ describe('event images (B.6.2, A.4)', () => {
   it('T081 an unknown id, an event id, a venue id and a non-URL string are 400 and write nothing', async () => {
     const event = await create(EVENT);
     const venue = await post('/venues', { venue: 'Hall' });
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const image of [999999, String(event.id), venue.id, 'poster.png', 'ftp://example.com/a.png', true]) {
       const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, image } });
       expect(res.status, JSON.stringify(image)).toBe(400);
       expect(res.json.code).toBe('rest_invalid_param');
       expect(Object.keys(res.json.data.params)).toEqual(['image']);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('T082 a PNG URL is sideloaded, served back under /uploads/, and reused by URL and source URL', async () => {
@@ -1013,7 +1013,7 @@ describe('event images (B.6.2, A.4)', () => {
   });
 
   it('T082 a text file, a fake PNG, a 404 and an unreachable URL are 400 and write nothing', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const image of [
       `${imageBase}/notes.txt`,
       `${imageBase}/liar.png`,
@@ -1025,7 +1025,7 @@ describe('event images (B.6.2, A.4)', () => {
       expect(res.json.code).toBe('rest_invalid_param');
       expect(Object.keys(res.json.data.params)).toEqual(['image']);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('by default image URLs on loopback or private addresses are refused before any request', async () => {
@@ -1082,7 +1082,7 @@ describe('event images (B.6.2, A.4)', () => {
   });
 
   it('T024 a contributor giving an image URL is 403 naming image, and nothing is fetched', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const count = hits.length;
     const res = await h.call('POST', '/events', {
       as: 'contributor',
@@ -1091,11 +1091,11 @@ describe('event images (B.6.2, A.4)', () => {
     expect(res.status).toBe(403);
     expect(res.json).toMatchObject({ code: 'rest_forbidden', data: { status: 403, params: ['image'] } });
     expect(hits.length).toBe(count);
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('B.0 every invalid value (400) wins over value-dependent permissions (403), whatever the field', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const count = hits.length;
     const cases: [Role, Record<string, unknown>, string][] = [
       ['contributor', { image: `${imageBase}/again.png`, venue: 999999 }, 'venue'],
@@ -1115,19 +1115,19 @@ describe('event images (B.6.2, A.4)', () => {
     expect(denied.status).toBe(403);
     expect(denied.json.data.params).toEqual(['author']);
     expect(hits.length).toBe(count);
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('B.0 an image URL with a bad venue in the same body fetches and stores nothing', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     const res = await h.call('POST', '/events', {
       as: 'administrator',
       body: { ...EVENT, image: `${imageBase}/again.png`, venue: 999999 },
     });
     expect(res.status).toBe(400);
     expect(Object.keys(res.json.data.params)).toEqual(['venue']);
-    expect(h.store.findAttachmentByUrl(`${imageBase}/again.png`)).toBeUndefined();
-    expect(snapshot(h.store)).toBe(before);
+    expect(await h.store.findAttachmentByUrl(`${imageBase}/again.png`)).toBeUndefined();
+    expect(await snapshot(h.store)).toBe(before);
   });
 
   it('B.6.2 without an uploads folder an image URL is 400', async () => {
@@ -1149,13 +1149,13 @@ describe('event images (B.6.2, A.4)', () => {
 
 describe('website, slug and form bodies', () => {
   it('T083 a website that is not an http(s) URL is 400; "" is kept empty', async () => {
-    const before = snapshot(h.store);
+    const before = await snapshot(h.store);
     for (const website of ['not a url', 'ftp://example.com', 'javascript:alert(1)', 42]) {
       const res = await h.call('POST', '/events', { as: 'administrator', body: { ...EVENT, website } });
       expect(res.status, String(website)).toBe(400);
       expect(Object.keys(res.json.data.params)).toEqual(['website']);
     }
-    expect(snapshot(h.store)).toBe(before);
+    expect(await snapshot(h.store)).toBe(before);
     expect((await create({ ...EVENT, website: '' })).website).toBe('');
     expect((await create({ ...EVENT, website: 'http://example.com/x' })).website).toBe(
       'http://example.com/x',

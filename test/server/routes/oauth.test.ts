@@ -173,7 +173,7 @@ describe('the token endpoint', () => {
 
   it('a revoked client gets no token', async () => {
     const c = await newClient();
-    h.store.revokeOAuthClient(c.id);
+    await h.store.revokeOAuthClient(c.id);
     const res = await token({ grant_type: 'client_credentials' }, basic(c.id, c.secret));
     expect(res.status).toBe(401);
     expect(res.json.error).toBe('invalid_client');
@@ -266,7 +266,7 @@ describe('Bearer tokens on the API', () => {
     expectInvalidToken(
       await h.call('GET', '/events', { headers: bearer(await sign(new Uint8Array(32).fill(7))) }),
     );
-    const key = h.store.signingKey('oauth-hs256', () => {
+    const key = await h.store.signingKey('oauth-hs256', () => {
       throw new Error('the key exists once a token was issued');
     });
     // The real key signs fine: the checks below fail on their claim alone.
@@ -285,7 +285,7 @@ describe('Bearer tokens on the API', () => {
     const c = await newClient();
     const t = (await token({ grant_type: 'client_credentials' }, basic(c.id, c.secret))).json.access_token;
     expect((await h.call('GET', '/events', { headers: bearer(t) })).status).toBe(200);
-    h.store.revokeOAuthClient(c.id);
+    await h.store.revokeOAuthClient(c.id);
     expectInvalidToken(await h.call('GET', '/events', { headers: bearer(t) }));
   });
 

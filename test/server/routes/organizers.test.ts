@@ -165,7 +165,7 @@ describe('organizer items', () => {
   it('B.10.1 DELETE trashes and unlinks from every event; again 410 organizer-is-in-trash', async () => {
     const jane = await createOrganizer(JANE);
     const bob = await createOrganizer({ organizer: 'Bob' });
-    const event = seedEvent(h.store, { organizer_ids: [jane.id, bob.id] });
+    const event = await seedEvent(h.store, { organizer_ids: [jane.id, bob.id] });
     const res = await h.call('DELETE', '/organizers/by-slug/jane-org', { as: 'administrator' });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ id: jane.id, status: 'trash', slug: 'jane-org__trashed' });
@@ -177,7 +177,7 @@ describe('organizer items', () => {
       message: 'The organizer is already trashed',
       data: { status: 410 },
     });
-    expect(h.store.getEvent(event.id)!.organizer_ids).toEqual([bob.id]);
+    expect((await h.store.getEvent(event.id))!.organizer_ids).toEqual([bob.id]);
     const embedded = await h.call('GET', `/events/${event.id}`);
     expect(embedded.json.organizer.map((o: { id: number }) => o.id)).toEqual([bob.id]);
     const anon = await h.call('GET', `/organizers/${jane.id}`);
@@ -220,7 +220,7 @@ describe('GET /organizers', () => {
   it('B.10.3 event= lists the organizers of that event; past the end is organizer-archive-page-not-found', async () => {
     const jane = await createOrganizer(JANE);
     await createOrganizer({ organizer: 'Unlinked' });
-    const event = seedEvent(h.store, { organizer_ids: [jane.id] });
+    const event = await seedEvent(h.store, { organizer_ids: [jane.id] });
     const res = await h.call('GET', `/organizers?event=${event.id}`);
     expect(res.json.organizers.map((o: { id: number }) => o.id)).toEqual([jane.id]);
     expect(res.json.organizers[0]).not.toHaveProperty('json_ld');

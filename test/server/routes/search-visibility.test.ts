@@ -35,7 +35,7 @@ describe('search and password-protected events', () => {
       'author',
     );
     eventId = event.id;
-    h.store.setEventPassword(eventId, 'opensesame');
+    await h.store.setEventPassword(eventId, 'opensesame');
     await h.created('/events', {
       title: 'Open day',
       description: 'Everyone welcome',

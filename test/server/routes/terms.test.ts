@@ -209,8 +209,8 @@ describe('GET /categories/{id}', () => {
 describe('PUT|PATCH /categories/{id} and /tags/{id}', () => {
   it('T138 renaming a tag keeps its slug; count counts published events only', async () => {
     const tag = await create('tags', { name: 'Outdoor' });
-    seedEvent(h.store, { tag_ids: [tag.id] });
-    seedEvent(h.store, { tag_ids: [tag.id], status: 'draft', slug: '' });
+    await seedEvent(h.store, { tag_ids: [tag.id] });
+    await seedEvent(h.store, { tag_ids: [tag.id], status: 'draft', slug: '' });
     const res = await h.call('PUT', `/tags/${tag.id}`, { as: 'editor', body: { name: 'Open Air' } });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ id: tag.id, name: 'Open Air', slug: 'outdoor', count: 1 });
@@ -295,13 +295,13 @@ describe('DELETE /categories/{id} and /tags/{id}', () => {
     const top = await create('categories', { name: 'Top' });
     const mid = await create('categories', { name: 'Mid', parent: top.id });
     const leaf = await create('categories', { name: 'Leaf', parent: mid.id });
-    const event = seedEvent(h.store, { category_ids: [mid.id, leaf.id] });
+    const event = await seedEvent(h.store, { category_ids: [mid.id, leaf.id] });
     const res = await h.call('DELETE', `/categories/${mid.id}`, { as: 'author' });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ id: mid.id, count: 1, parent: top.id });
     const moved = await h.call('GET', `/categories/${leaf.id}`);
     expect(moved.json).toMatchObject({ parent: top.id, url: `${SITE}/events/category/top/leaf/` });
-    expect(h.store.getEvent(event.id)!.category_ids).toEqual([leaf.id]);
+    expect((await h.store.getEvent(event.id))!.category_ids).toEqual([leaf.id]);
     expect((await h.call('DELETE', `/categories/${top.id}`, { as: 'contributor' })).status).toBe(403);
   });
 });
@@ -311,8 +311,8 @@ describe('GET /categories and /tags', () => {
     const used = await create('categories', { name: 'Used' });
     await create('categories', { name: 'Unused' });
     const draftOnly = await create('categories', { name: 'Draft Only' });
-    seedEvent(h.store, { category_ids: [used.id] });
-    seedEvent(h.store, { category_ids: [draftOnly.id], status: 'draft', slug: '' });
+    await seedEvent(h.store, { category_ids: [used.id] });
+    await seedEvent(h.store, { category_ids: [draftOnly.id], status: 'draft', slug: '' });
     const names = (res: { json: { categories: { name: string }[] } }) =>
       res.json.categories.map((c) => c.name);
     const hidden = await h.call('GET', '/categories');
@@ -389,8 +389,8 @@ describe('GET /categories and /tags', () => {
     const concerts = await create('categories', { name: 'Concerts' });
     const jazz = await create('categories', { name: 'Jazz', parent: concerts.id });
     await create('categories', { name: 'Talks' });
-    const event = seedEvent(h.store, { category_ids: [jazz.id] });
-    const other = seedEvent(h.store, { category_ids: [concerts.id] });
+    const event = await seedEvent(h.store, { category_ids: [jazz.id] });
+    const other = await seedEvent(h.store, { category_ids: [concerts.id] });
     const names = async (q: string) =>
       (await h.call('GET', `/categories?hide_empty=false&${q}`)).json.categories.map(
         (c: { name: string }) => c.name,
@@ -418,7 +418,7 @@ describe('resolveTermRefs (categories and tags of event writes)', () => {
 
   it('B.6.2 resolves ids, slugs and names case-insensitively, and creates unknown names once', async () => {
     const concerts = await create('categories', { name: 'Concerts', slug: 'live-music' });
-    const ids = resolveTermRefs(ctxFor('author'), 'categories', [
+    const ids = await resolveTermRefs(ctxFor('author'), 'categories', [
       { id: concerts.id },
       { name: 'live-music' },
       { name: 'CONCERTS' },
@@ -427,13 +427,13 @@ describe('resolveTermRefs (categories and tags of event writes)', () => {
     ]);
     expect(ids).toHaveLength(2);
     expect(ids[0]).toBe(concerts.id);
-    const created = h.store.getTerm('categories', ids[1])!;
+    const created = (await h.store.getTerm('categories', ids[1]))!;
     expect(created).toMatchObject({ name: 'New Name', slug: 'new-name', parent: 0 });
   });
 
   it('T023 unknown ids are 400 naming the field; new names need term rights (403 naming the field)', async () => {
     const tag = await create('tags', { name: 'Outdoor' });
-    expect(() => resolveTermRefs(ctxFor('contributor'), 'tags', [{ id: 999999 }])).toThrow(
+    await expect(resolveTermRefs(ctxFor('contributor'), 'tags', [{ id: 999999 }])).rejects.toThrow(
       expect.objectContaining({
         status: 400,
         code: 'rest_invalid_param',
@@ -441,26 +441,28 @@ describe('resolveTermRefs (categories and tags of event writes)', () => {
       }),
     );
     const cat = await create('categories', { name: 'Concerts' });
-    expect(() => resolveTermRefs(ctxFor('administrator'), 'categories', [{ id: tag.id }])).toThrow(
+    await expect(resolveTermRefs(ctxFor('administrator'), 'categories', [{ id: tag.id }])).rejects.toThrow(
       expect.objectContaining({ status: 400 }),
     );
-    expect(() => resolveTermRefs(ctxFor('contributor'), 'categories', [{ name: 'Brand New' }])).toThrow(
+    await expect(
+      resolveTermRefs(ctxFor('contributor'), 'categories', [{ name: 'Brand New' }]),
+    ).rejects.toThrow(
       expect.objectContaining({ status: 403, code: 'rest_forbidden', data: { params: ['categories'] } }),
     );
-    expect(() => resolveTermRefs(ctxFor('author'), 'tags', [{ name: 'Brand New' }])).toThrow(
+    await expect(resolveTermRefs(ctxFor('author'), 'tags', [{ name: 'Brand New' }])).rejects.toThrow(
       expect.objectContaining({ status: 403, data: { params: ['tags'] } }),
     );
     // 400 wins over 403, and nothing is created on the way.
-    expect(() =>
+    await expect(
       resolveTermRefs(ctxFor('contributor'), 'categories', [{ name: 'Brand New' }, { id: 999999 }]),
-    ).toThrow(expect.objectContaining({ status: 400 }));
-    expect(h.store.findTermByName('categories', 'Brand New')).toBeUndefined();
+    ).rejects.toThrow(expect.objectContaining({ status: 400 }));
+    expect(await h.store.findTermByName('categories', 'Brand New')).toBeUndefined();
     expect(
-      resolveTermRefs(ctxFor('contributor'), 'categories', [{ id: cat.id }, { name: 'concerts' }]),
+      await resolveTermRefs(ctxFor('contributor'), 'categories', [{ id: cat.id }, { name: 'concerts' }]),
     ).toEqual([cat.id]);
-    expect(() => resolveTermRefs(ctxFor('subscriber'), 'tags', [{ id: tag.id }])).toThrow(
+    await expect(resolveTermRefs(ctxFor('subscriber'), 'tags', [{ id: tag.id }])).rejects.toThrow(
       expect.objectContaining({ status: 403 }),
     );
-    expect(resolveTermRefs(ctxFor(null), 'tags', [])).toEqual([]);
+    expect(await resolveTermRefs(ctxFor(null), 'tags', [])).toEqual([]);
   });
 });

@@ -198,7 +198,7 @@ describe('POST /venues', () => {
   });
 
   it('B.6.2 image takes a stored attachment id; an unknown id is a 400 and a contributor URL a 403', async () => {
-    const img = seedAttachment(h.store, { date_utc: '2026-11-21 12:00:00' });
+    const img = await seedAttachment(h.store, { date_utc: '2026-11-21 12:00:00' });
     const v = await createVenue({ venue: 'Pictured', image: String(img.id) });
     expect(v.image).toEqual({
       url: img.url,
@@ -284,7 +284,7 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
     });
     const org = await h.call('POST', '/organizers', { as: 'administrator', body: { organizer: 'Jane Org' } });
     expect((await h.call('GET', `/venues/${org.json.id}`)).json.code).toBe('venue-not-found');
-    const event = seedEvent(h.store);
+    const event = await seedEvent(h.store);
     expect((await h.call('GET', `/venues/${event.id}`)).json.code).toBe('venue-not-found');
     const slug = await h.call('GET', '/venues/by-slug/nope');
     expect(slug.status).toBe(404);
@@ -367,7 +367,7 @@ describe('GET /venues/{id} and /venues/by-slug/{slug}', () => {
 
 describe('POST|PUT|PATCH /venues/{id}', () => {
   it('T117 PATCH city keeps stateprovince, image and show_map_link (D1, E10)', async () => {
-    const img = seedAttachment(h.store, {
+    const img = await seedAttachment(h.store, {
       url: 'https://cal.example.org/uploads/2026/11/hall.jpg',
       mime: 'image/jpeg',
       width: 10,
@@ -489,7 +489,7 @@ describe('POST|PUT|PATCH /venues/{id}', () => {
 describe('DELETE /venues/{id}', () => {
   it('T120 trashes, answers 410 the second time, and events stop embedding the venue', async () => {
     const v = await createVenue(US_VENUE);
-    const event = seedEvent(h.store, { venue_id: v.id });
+    const event = await seedEvent(h.store, { venue_id: v.id });
     const res = await h.call('DELETE', `/venues/${v.id}`, { as: 'administrator' });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({
@@ -507,19 +507,19 @@ describe('DELETE /venues/{id}', () => {
       message: 'The venue is already trashed',
       data: { status: 410 },
     });
-    expect(h.store.getEvent(event.id)!.venue_id).toBeNull();
+    expect((await h.store.getEvent(event.id))!.venue_id).toBeNull();
     const embedded = await h.call('GET', `/events/${event.id}`);
     expect(embedded.json.venue).toEqual([]);
   });
 
   it('D4 force=true deletes for good, also from the trash, and unlinks the venue', async () => {
     const v = await createVenue({ venue: 'Gone' });
-    const event = seedEvent(h.store, { venue_id: v.id });
+    const event = await seedEvent(h.store, { venue_id: v.id });
     const res = await h.call('DELETE', `/venues/${v.id}?force=true`, { as: 'administrator' });
     expect(res.status).toBe(200);
     expect(res.json).toMatchObject({ id: v.id, status: 'publish', venue: 'Gone' });
     expect((await h.call('GET', `/venues/${v.id}`, { as: 'administrator' })).status).toBe(404);
-    expect(h.store.getEvent(event.id)!.venue_id).toBeNull();
+    expect((await h.store.getEvent(event.id))!.venue_id).toBeNull();
 
     const t = await createVenue({ venue: 'Trashed First' });
     await h.call('DELETE', `/venues/${t.id}`, { as: 'administrator' });
@@ -634,8 +634,8 @@ describe('GET /venues', () => {
     const used = await createVenue({ venue: 'Used' });
     const draftOnly = await createVenue({ venue: 'Draft Only' });
     await createVenue({ venue: 'Unused' });
-    const e = seedEvent(h.store, { venue_id: used.id });
-    seedEvent(h.store, { venue_id: draftOnly.id, status: 'draft' });
+    const e = await seedEvent(h.store, { venue_id: used.id });
+    await seedEvent(h.store, { venue_id: draftOnly.id, status: 'draft' });
     const names = (res: { json: { venues: { venue: string }[] } }) =>
       res.json.venues.map((v) => v.venue).sort();
     expect(names(await h.call('GET', '/venues?has_events=true'))).toEqual(['Used']);
@@ -653,8 +653,8 @@ describe('GET /venues', () => {
   it('B.10.3 only_with_upcoming keeps venues of readable events that end after now', async () => {
     const soon = await createVenue({ venue: 'Soon' });
     const past = await createVenue({ venue: 'Past' });
-    seedEvent(h.store, { venue_id: soon.id });
-    seedEvent(h.store, {
+    await seedEvent(h.store, { venue_id: soon.id });
+    await seedEvent(h.store, {
       venue_id: past.id,
       end_utc: '2026-01-01 10:00:00',
       start_utc: '2026-01-01 09:00:00',
@@ -721,26 +721,29 @@ describe('findOrCreateLinked (inline venues of event writes)', () => {
     now: '2026-11-21 12:00:00',
   });
 
-  it('B.6.2 finds an existing venue unchanged, else creates publish for publishers and draft for others', () => {
-    const hall = findOrCreateLinked(ctxFor('administrator'), 'venue', {
+  it('B.6.2 finds an existing venue unchanged, else creates publish for publishers and draft for others', async () => {
+    const hall = (await findOrCreateLinked(ctxFor('administrator'), 'venue', {
       venue: 'Pier 7',
       city: 'Oslo',
-    }) as VenueRecord;
+    })) as VenueRecord;
     expect(hall).toMatchObject({ status: 'publish', slug: 'pier-7', city: 'Oslo', show_map: true });
-    const found = findOrCreateLinked(ctxFor('contributor'), 'venue', { venue: 'pier 7', city: 'Bergen' });
+    const found = await findOrCreateLinked(ctxFor('contributor'), 'venue', {
+      venue: 'pier 7',
+      city: 'Bergen',
+    });
     expect(found).toEqual(hall);
-    const draft = findOrCreateLinked(ctxFor('contributor'), 'venue', { venue: 'Quay 9' });
+    const draft = await findOrCreateLinked(ctxFor('contributor'), 'venue', { venue: 'Quay 9' });
     expect(draft).toMatchObject({ status: 'draft', slug: '', author: h.users.contributor.id });
     expect(canRead(h.users.contributor, draft)).toBe(true);
   });
 
-  it('B.6.2 rejects inline image URLs it would have to fetch, before writing anything', () => {
-    expect(() =>
+  it('B.6.2 rejects inline image URLs it would have to fetch, before writing anything', async () => {
+    await expect(
       findOrCreateLinked(ctxFor('administrator'), 'organizer', {
         organizer: 'Pic',
         image: 'https://img.example.com/a.png',
       }),
-    ).toThrow(expect.objectContaining({ code: 'rest_invalid_param', status: 400 }));
-    expect(h.store.findLinkedByName('organizer', 'Pic')).toBeUndefined();
+    ).rejects.toThrow(expect.objectContaining({ code: 'rest_invalid_param', status: 400 }));
+    expect(await h.store.findLinkedByName('organizer', 'Pic')).toBeUndefined();
   });
 });

@@ -138,7 +138,7 @@ describe('scheduled posts', () => {
     const other = openSqliteStore(path);
     try {
       expect((await s.call('GET', '/events')).json.total).toBe(0);
-      other.insertEvent(
+      await other.insertEvent(
         eventRecord({ title: 'Scheduled elsewhere', status: 'future', date_utc: '2026-12-01 09:00:00' }),
       );
       await sleep(150);
@@ -147,7 +147,7 @@ describe('scheduled posts', () => {
         ['Scheduled elsewhere', 'publish'],
       ]);
     } finally {
-      other.close();
+      await other.close();
       await s.app.close();
       rmSync(dir, { recursive: true, force: true });
     }

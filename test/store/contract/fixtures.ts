@@ -16,10 +16,10 @@ export type OpenStore = () => Store;
 /** A fresh store for each test of the enclosing `describe`, closed after it. */
 export function useStore(open: OpenStore): () => Store {
   let store: Store | undefined;
-  beforeEach(() => {
+  beforeEach(async () => {
     store = open();
   });
-  afterEach(() => {
+  afterEach(async () => {
     store?.close();
     store = undefined;
   });
@@ -123,4 +123,11 @@ export function linkedQuery(over: Partial<LinkedQuery> = {}): LinkedQuery {
 
 export function ids(items: readonly { id: number }[]): number[] {
   return items.map((item) => item.id);
+}
+
+/** `items.map(fn)` one call after another: creation order is id order, on any store. */
+export async function mapInOrder<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = [];
+  for (const item of items) out.push(await fn(item));
+  return out;
 }

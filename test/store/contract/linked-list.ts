@@ -6,6 +6,7 @@ import {
   eventOn,
   ids,
   linkedQuery,
+  mapInOrder,
   newOrganizer,
   newVenue,
   type OpenStore,
@@ -16,111 +17,142 @@ export function linkedListContract(open: OpenStore): void {
   describe('listLinked', () => {
     const store = useStore(open);
 
-    it('orders by publication date descending, then id descending; unpublished drafts last', () => {
+    it('orders by publication date descending, then id descending; unpublished drafts last', async () => {
       const s = store();
-      const venue = (date_utc: string | null, status: 'publish' | 'draft' = 'publish') =>
-        s.insertLinked<VenueRecord>(newVenue({ date_utc, status })).id;
-      const old = venue('2027-01-01 00:00:00');
-      const draft = venue(null, 'draft');
-      const a = venue('2027-02-01 00:00:00');
-      const b = venue('2027-02-01 00:00:00');
-      const page = s.listLinked('venue', linkedQuery({ visibility: EDITOR }));
+      const venue = async (date_utc: string | null, status: 'publish' | 'draft' = 'publish') =>
+        (await s.insertLinked<VenueRecord>(newVenue({ date_utc, status }))).id;
+      const old = await venue('2027-01-01 00:00:00');
+      const draft = await venue(null, 'draft');
+      const a = await venue('2027-02-01 00:00:00');
+      const b = await venue('2027-02-01 00:00:00');
+      const page = await s.listLinked('venue', linkedQuery({ visibility: EDITOR }));
       expect(ids(page.items)).toEqual([b, a, old, draft]);
       expect(page.total).toBe(4);
-      expect(s.listLinked('venue', linkedQuery({ offset: 1, limit: 2 }))).toMatchObject({ total: 3 });
-      expect(ids(s.listLinked('venue', linkedQuery({ offset: 1, limit: 2 })).items)).toEqual([a, old]);
+      expect(await s.listLinked('venue', linkedQuery({ offset: 1, limit: 2 }))).toMatchObject({ total: 3 });
+      expect(ids((await s.listLinked('venue', linkedQuery({ offset: 1, limit: 2 }))).items)).toEqual([
+        a,
+        old,
+      ]);
     });
 
-    it('lists only the kind asked for, under the visibility given', () => {
+    it('lists only the kind asked for, under the visibility given', async () => {
       const s = store();
-      const venue = s.insertLinked<VenueRecord>(newVenue()).id;
-      const draft = s.insertLinked<VenueRecord>(newVenue({ status: 'draft', author: 7 })).id;
-      s.insertLinked<VenueRecord>(newVenue({ status: 'draft', author: 8 }));
-      const organizer = s.insertLinked<OrganizerRecord>(newOrganizer()).id;
-      expect(ids(s.listLinked('venue', linkedQuery()).items)).toEqual([venue]);
-      expect(ids(s.listLinked('organizer', linkedQuery()).items)).toEqual([organizer]);
+      const venue = (await s.insertLinked<VenueRecord>(newVenue())).id;
+      const draft = (await s.insertLinked<VenueRecord>(newVenue({ status: 'draft', author: 7 }))).id;
+      await s.insertLinked<VenueRecord>(newVenue({ status: 'draft', author: 8 }));
+      const organizer = (await s.insertLinked<OrganizerRecord>(newOrganizer())).id;
+      expect(ids((await s.listLinked('venue', linkedQuery())).items)).toEqual([venue]);
+      expect(ids((await s.listLinked('organizer', linkedQuery())).items)).toEqual([organizer]);
       const own = linkedQuery({ visibility: { statuses: ['publish'], ownStatuses: ['draft'], ownerId: 7 } });
-      expect(ids(s.listLinked('venue', own).items)).toEqual([draft, venue]);
+      expect(ids((await s.listLinked('venue', own)).items)).toEqual([draft, venue]);
     });
 
-    it('eventId lists the venue or the organizers of that event', () => {
+    it('eventId lists the venue or the organizers of that event', async () => {
       const s = store();
-      const [v1, v2] = [1, 2].map(() => s.insertLinked<VenueRecord>(newVenue()).id);
-      const [o1, o2, o3] = [1, 2, 3].map(() => s.insertLinked<OrganizerRecord>(newOrganizer()).id);
-      const event = s.insertEvent(eventOn(10, 10, { venue_id: v2, organizer_ids: [o1, o3] }));
-      s.insertEvent(eventOn(11, 10, { venue_id: v1, organizer_ids: [o2] }));
-      expect(ids(s.listLinked('venue', linkedQuery({ eventId: event.id })).items)).toEqual([v2]);
-      expect(ids(s.listLinked('organizer', linkedQuery({ eventId: event.id })).items)).toEqual([o3, o1]);
-      const bare = s.insertEvent(eventOn(12));
-      expect(s.listLinked('venue', linkedQuery({ eventId: bare.id }))).toEqual({ items: [], total: 0 });
+      const [v1, v2] = await mapInOrder(
+        [1, 2],
+        async () => (await s.insertLinked<VenueRecord>(newVenue())).id,
+      );
+      const [o1, o2, o3] = await mapInOrder(
+        [1, 2, 3],
+        async () => (await s.insertLinked<OrganizerRecord>(newOrganizer())).id,
+      );
+      const event = await s.insertEvent(eventOn(10, 10, { venue_id: v2, organizer_ids: [o1, o3] }));
+      await s.insertEvent(eventOn(11, 10, { venue_id: v1, organizer_ids: [o2] }));
+      expect(ids((await s.listLinked('venue', linkedQuery({ eventId: event.id }))).items)).toEqual([v2]);
+      expect(ids((await s.listLinked('organizer', linkedQuery({ eventId: event.id }))).items)).toEqual([
+        o3,
+        o1,
+      ]);
+      const bare = await s.insertEvent(eventOn(12));
+      expect(await s.listLinked('venue', linkedQuery({ eventId: bare.id }))).toEqual({ items: [], total: 0 });
     });
 
-    it('hasEvents: true needs a published event, false is every other item', () => {
+    it('hasEvents: true needs a published event, false is every other item', async () => {
       const s = store();
-      const [published, draftOnly, none] = [1, 2, 3].map(() => s.insertLinked<VenueRecord>(newVenue()).id);
-      const [o1, o2] = [1, 2].map(() => s.insertLinked<OrganizerRecord>(newOrganizer()).id);
-      s.insertEvent(eventOn(10, 10, { venue_id: published, organizer_ids: [o1] }));
-      s.insertEvent(eventOn(11, 10, { venue_id: draftOnly, organizer_ids: [o2], status: 'draft' }));
-      expect(ids(s.listLinked('venue', linkedQuery({ hasEvents: true })).items)).toEqual([published]);
-      expect(ids(s.listLinked('venue', linkedQuery({ hasEvents: false })).items)).toEqual([none, draftOnly]);
-      expect(ids(s.listLinked('organizer', linkedQuery({ hasEvents: true })).items)).toEqual([o1]);
-      expect(ids(s.listLinked('organizer', linkedQuery({ hasEvents: false })).items)).toEqual([o2]);
+      const [published, draftOnly, none] = await mapInOrder(
+        [1, 2, 3],
+        async () => (await s.insertLinked<VenueRecord>(newVenue())).id,
+      );
+      const [o1, o2] = await mapInOrder(
+        [1, 2],
+        async () => (await s.insertLinked<OrganizerRecord>(newOrganizer())).id,
+      );
+      await s.insertEvent(eventOn(10, 10, { venue_id: published, organizer_ids: [o1] }));
+      await s.insertEvent(eventOn(11, 10, { venue_id: draftOnly, organizer_ids: [o2], status: 'draft' }));
+      expect(ids((await s.listLinked('venue', linkedQuery({ hasEvents: true }))).items)).toEqual([published]);
+      expect(ids((await s.listLinked('venue', linkedQuery({ hasEvents: false }))).items)).toEqual([
+        none,
+        draftOnly,
+      ]);
+      expect(ids((await s.listLinked('organizer', linkedQuery({ hasEvents: true }))).items)).toEqual([o1]);
+      expect(ids((await s.listLinked('organizer', linkedQuery({ hasEvents: false }))).items)).toEqual([o2]);
     });
 
-    it('upcomingAfter needs a linked event ending after it, visible under upcomingVisibility', () => {
+    it('upcomingAfter needs a linked event ending after it, visible under upcomingVisibility', async () => {
       const s = store();
-      const [past, future, privateOnly] = [1, 2, 3].map(() => s.insertLinked<VenueRecord>(newVenue()).id);
-      const [o1, o2] = [1, 2].map(() => s.insertLinked<OrganizerRecord>(newOrganizer()).id);
-      s.insertEvent(eventOn(1, 10, { venue_id: past, organizer_ids: [o1] }));
-      s.insertEvent(eventOn(20, 10, { venue_id: future, organizer_ids: [o2] }));
-      s.insertEvent(eventOn(21, 10, { venue_id: privateOnly, status: 'private' }));
+      const [past, future, privateOnly] = await mapInOrder(
+        [1, 2, 3],
+        async () => (await s.insertLinked<VenueRecord>(newVenue())).id,
+      );
+      const [o1, o2] = await mapInOrder(
+        [1, 2],
+        async () => (await s.insertLinked<OrganizerRecord>(newOrganizer())).id,
+      );
+      await s.insertEvent(eventOn(1, 10, { venue_id: past, organizer_ids: [o1] }));
+      await s.insertEvent(eventOn(20, 10, { venue_id: future, organizer_ids: [o2] }));
+      await s.insertEvent(eventOn(21, 10, { venue_id: privateOnly, status: 'private' }));
       const now = '2027-03-10 00:00:00';
       const upcoming = linkedQuery({ upcomingAfter: now, upcomingVisibility: linkedQuery().visibility });
-      expect(ids(s.listLinked('venue', upcoming).items)).toEqual([future]);
-      expect(ids(s.listLinked('organizer', upcoming).items)).toEqual([o2]);
+      expect(ids((await s.listLinked('venue', upcoming)).items)).toEqual([future]);
+      expect(ids((await s.listLinked('organizer', upcoming)).items)).toEqual([o2]);
       const editor = { ...upcoming, upcomingVisibility: EDITOR };
-      expect(ids(s.listLinked('venue', editor).items)).toEqual([privateOnly, future]);
+      expect(ids((await s.listLinked('venue', editor)).items)).toEqual([privateOnly, future]);
       // An event ending exactly then is not upcoming.
-      expect(ids(s.listLinked('venue', { ...upcoming, upcomingAfter: '2027-03-20 12:00:00' }).items)).toEqual(
-        [],
-      );
+      expect(
+        ids((await s.listLinked('venue', { ...upcoming, upcomingAfter: '2027-03-20 12:00:00' })).items),
+      ).toEqual([]);
     });
 
-    it('venue search: every word, case-insensitive, in name, description or address fields', () => {
+    it('venue search: every word, case-insensitive, in name, description or address fields', async () => {
       const s = store();
-      const hall = s.insertLinked<VenueRecord>(
-        newVenue({ venue: 'Main Hall', city: 'Lyon', zip: '69001' }),
+      const hall = (
+        await s.insertLinked<VenueRecord>(newVenue({ venue: 'Main Hall', city: 'Lyon', zip: '69001' }))
       ).id;
-      const club = s.insertLinked<VenueRecord>(
-        newVenue({ venue: 'Club', description: 'Near the main square' }),
+      const club = (
+        await s.insertLinked<VenueRecord>(newVenue({ venue: 'Club', description: 'Near the main square' }))
       ).id;
-      const phone = s.insertLinked<VenueRecord>(
-        newVenue({ venue: 'Bar', phone: '+33 4 72', stateprovince: 'Rhône' }),
+      const phone = (
+        await s.insertLinked<VenueRecord>(
+          newVenue({ venue: 'Bar', phone: '+33 4 72', stateprovince: 'Rhône' }),
+        )
       ).id;
-      s.insertLinked<VenueRecord>(newVenue({ venue: 'Other', country: 'Lyon' }));
-      const search = (...searchWords: string[]) =>
-        ids(s.listLinked('venue', linkedQuery({ searchWords })).items);
-      expect(search('MAIN')).toEqual([club, hall]);
-      expect(search('main', 'lyon')).toEqual([hall]);
-      expect(search('6900')).toEqual([hall]);
-      expect(search('+33')).toEqual([phone]);
-      expect(search('rhône')).toEqual([phone]);
-      expect(search('main', 'nowhere')).toEqual([]);
+      await s.insertLinked<VenueRecord>(newVenue({ venue: 'Other', country: 'Lyon' }));
+      const search = async (...searchWords: string[]) =>
+        ids((await s.listLinked('venue', linkedQuery({ searchWords }))).items);
+      expect(await search('MAIN')).toEqual([club, hall]);
+      expect(await search('main', 'lyon')).toEqual([hall]);
+      expect(await search('6900')).toEqual([hall]);
+      expect(await search('+33')).toEqual([phone]);
+      expect(await search('rhône')).toEqual([phone]);
+      expect(await search('main', 'nowhere')).toEqual([]);
     });
 
-    it('organizer search covers name, description, phone, email and website', () => {
+    it('organizer search covers name, description, phone, email and website', async () => {
       const s = store();
-      const ann = s.insertLinked<OrganizerRecord>(
-        newOrganizer({ organizer: 'Ann', email: 'ann@example.org' }),
+      const ann = (
+        await s.insertLinked<OrganizerRecord>(newOrganizer({ organizer: 'Ann', email: 'ann@example.org' }))
       ).id;
-      const bob = s.insertLinked<OrganizerRecord>(
-        newOrganizer({ organizer: 'Bob', website: 'https://bob.example' }),
+      const bob = (
+        await s.insertLinked<OrganizerRecord>(
+          newOrganizer({ organizer: 'Bob', website: 'https://bob.example' }),
+        )
       ).id;
-      const search = (...searchWords: string[]) =>
-        ids(s.listLinked('organizer', linkedQuery({ searchWords })).items);
-      expect(search('EXAMPLE')).toEqual([bob, ann]);
-      expect(search('ann@')).toEqual([ann]);
-      expect(search('100%')).toEqual([]);
+      const search = async (...searchWords: string[]) =>
+        ids((await s.listLinked('organizer', linkedQuery({ searchWords }))).items);
+      expect(await search('EXAMPLE')).toEqual([bob, ann]);
+      expect(await search('ann@')).toEqual([ann]);
+      expect(await search('100%')).toEqual([]);
     });
   });
 }
