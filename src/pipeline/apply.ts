@@ -233,43 +233,48 @@ export async function applyEach(
     task.then(() => running.delete(task));
     return task;
   };
-  for await (const action of actions) {
-    places.set(action, place++);
-    const key = refKey(action.kind, action.key);
-    // A conflict whose other fields changed too is written (without the conflicting ones).
-    const writes = action.op === 'create' || action.op === 'update' || (action.changes?.length ?? 0) > 0;
-    switch (writes && action.op === 'conflict' ? 'update' : action.op) {
-      case 'create':
-      case 'update': {
-        const task = start(write(action));
-        // Only venues, organizers and terms are referenced (by events); an event's id is not kept.
-        if (action.kind === 'event') break;
-        ids.set(
-          key,
-          task.then((r) => {
-            if (r.remoteId === undefined) throw new Error(r.error?.message ?? 'not written');
-            return r.remoteId;
-          }),
-        );
-        // A failed reference is reported with the event that needed it, not as an unhandled rejection.
-        ids.get(key)?.catch(() => {});
-        break;
+  try {
+    for await (const action of actions) {
+      places.set(action, place++);
+      const key = refKey(action.kind, action.key);
+      // A conflict whose other fields changed too is written (without the conflicting ones).
+      const writes = action.op === 'create' || action.op === 'update' || (action.changes?.length ?? 0) > 0;
+      switch (writes && action.op === 'conflict' ? 'update' : action.op) {
+        case 'create':
+        case 'update': {
+          const task = start(write(action));
+          // Only venues, organizers and terms are referenced (by events); an event's id is not kept.
+          if (action.kind === 'event') break;
+          ids.set(
+            key,
+            task.then((r) => {
+              if (r.remoteId === undefined) throw new Error(r.error?.message ?? 'not written');
+              return r.remoteId;
+            }),
+          );
+          // A failed reference is reported with the event that needed it, not as an unhandled rejection.
+          ids.get(key)?.catch(() => {});
+          break;
+        }
+        case 'unchanged':
+        case 'skip':
+        case 'conflict': {
+          const remoteId = action.item?.remoteId;
+          if (remoteId !== undefined && action.kind !== 'event') ids.set(key, Promise.resolve(remoteId));
+          settle(action, action.op === 'unchanged' ? 'unchanged' : 'skipped', remoteId);
+          break;
+        }
+        case 'delete':
+          start(remove(action));
+          break;
       }
-      case 'unchanged':
-      case 'skip':
-      case 'conflict': {
-        const remoteId = action.item?.remoteId;
-        if (remoteId !== undefined && action.kind !== 'event') ids.set(key, Promise.resolve(remoteId));
-        settle(action, action.op === 'unchanged' ? 'unchanged' : 'skipped', remoteId);
-        break;
-      }
-      case 'delete':
-        start(remove(action));
-        break;
+      if (running.size >= WINDOW) await Promise.race(running);
     }
-    if (running.size >= WINDOW) await Promise.race(running);
+  } finally {
+    // Also when the actions stop with an error (the sync state's disk filling up mid-run): the writes
+    // already sent are seen to their end before the caller closes the target under them.
+    await Promise.allSettled(running);
   }
-  await Promise.all(running);
 }
 
 /**

@@ -20,7 +20,7 @@ import { applyEach, type ItemResult } from './apply.ts';
 import { KIND_ORDER } from './desired.ts';
 import { ConfigError, StateWriteError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
-import { changedItems, type Plan, type Policies, plan } from './plan.ts';
+import { changedItems, countActions, type Plan, type Policies, plan } from './plan.ts';
 import { cacheFingerprints, readSource, type SourceSpec, sourceLabel } from './read-source.ts';
 import { rebuildState } from './rebuild-state.ts';
 import { conflictsOf, emptyCounts, type RunReport, Tally } from './report.ts';
@@ -172,6 +172,25 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       return { writer, recovering, results, onResult };
     };
 
+    /** The run's report from what the writes came to. */
+    const reportOf = (w: { writer: Target; results: Tally }, p: Plan, probs: SourceProblem[]): RunReport => {
+      const { counts, failures, warnings, conflicts } = w.results.done();
+      return {
+        ...base,
+        problems: probs,
+        guard: p.guard,
+        ...(incomplete ? { incomplete } : {}),
+        durationMs: Date.now() - started,
+        counts,
+        failures,
+        warnings,
+        conflicts,
+        requests: { ...w.writer.requests },
+        peakRssMb: peakRssMb(),
+        outcome: outcomeOf(failures, probs, p.guard),
+      };
+    };
+
     let thePlan: Plan;
     let problems: SourceProblem[];
     let written: { writer: Target; results: Tally };
@@ -179,22 +198,31 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       // Batches: the state is asked per batch, and no more than a batch is held (stream.ts).
       let total = source.records.length;
       const w = await writing(state, () => total, true);
-      const streamed = await runInBatches({
-        pipeline: spec.name,
-        records: source.records,
-        standalone: source.standalone,
-        mapping,
-        policies,
-        state,
-        target: w.writer,
-        recovering: w.recovering,
-        currentVersions: (items) => currentVersions(items, open),
-        onResult: w.onResult,
-        batch: options.batch,
-        onPlanned: (actions, left) => {
-          total = actions + left;
-        },
-      });
+      let streamed: Awaited<ReturnType<typeof runInBatches>>;
+      try {
+        streamed = await runInBatches({
+          pipeline: spec.name,
+          records: source.records,
+          standalone: source.standalone,
+          mapping,
+          policies,
+          state,
+          target: w.writer,
+          recovering: w.recovering,
+          currentVersions: (items) => currentVersions(items, open),
+          onResult: w.onResult,
+          batch: options.batch,
+          onPlanned: (actions, left) => {
+            total = actions + left;
+          },
+        });
+      } catch (err) {
+        // The sync state's disk filled up mid-run: the run stops before planning deletions (what it
+        // recorded as seen may be lost with the failed commit), and reports what it wrote.
+        if (!storageFault(err)) throw err;
+        const stopped: Plan = { actions: [], counts: countActions([]) };
+        throw new StateWriteError(reportOf(w, stopped, source.problems), stopped, err);
+      }
       thePlan = streamed.plan;
       problems = [...source.problems, ...streamed.problems];
       log?.info({ counts: thePlan.counts }, 'plan');
@@ -258,23 +286,9 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       written = w;
     }
 
-    const { counts, failures, warnings, conflicts } = written.results.done();
-    for (const c of conflicts)
+    const report = reportOf(written, thePlan, problems);
+    for (const c of report.conflicts ?? [])
       log?.warn({ key: c.key, conflict: c.fields }, `conflict: ${c.kind} "${c.label}"`);
-    const report: RunReport = {
-      ...base,
-      problems,
-      guard: thePlan.guard,
-      ...(incomplete ? { incomplete } : {}),
-      durationMs: Date.now() - started,
-      counts,
-      failures,
-      warnings,
-      conflicts,
-      requests: { ...written.writer.requests },
-      peakRssMb: peakRssMb(),
-      outcome: outcomeOf(failures, problems, thePlan.guard),
-    };
     try {
       state.finishRun(runId, spec.name, report.outcome, report);
       // Validators are kept only after a run that wrote everything: a 304 must never hide a failed item.
@@ -292,7 +306,10 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       if (storageFault(err)) throw new StateWriteError(report, thePlan, err);
       throw err;
     }
-    log?.info({ counts, requests: report.requests, durationMs: report.durationMs }, `run ${report.outcome}`);
+    log?.info(
+      { counts: report.counts, requests: report.requests, durationMs: report.durationMs },
+      `run ${report.outcome}`,
+    );
     return { plan: thePlan, report };
   } finally {
     await target?.close();

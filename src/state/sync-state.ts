@@ -62,6 +62,8 @@ export class SyncState {
   readonly #upsert: StatementSync;
   readonly #remove: StatementSync;
   #turn: NodeJS.Immediate | undefined;
+  /** Why the last deferred commit failed (a full disk, say): thrown by the next explicit commit. */
+  #turnFailure: unknown;
 
   constructor(file: string) {
     this.file = file;
@@ -282,10 +284,24 @@ export class SyncState {
   #inTurn(): void {
     if (this.#turn) return;
     this.#db.exec('BEGIN IMMEDIATE');
-    this.#turn = setImmediate(() => this.#commit());
+    this.#turn = setImmediate(() => {
+      // A timer has no caller: its failure (SQLITE_FULL) is kept for the next explicit commit (finishRun,
+      // say), whose caller reports it with the run's summary; thrown here, it killed the process.
+      try {
+        this.#commit();
+      } catch (err) {
+        this.#turnFailure = err;
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      }
+    });
   }
 
   #commit(): void {
+    const failure = this.#turnFailure;
+    if (failure !== undefined) {
+      this.#turnFailure = undefined;
+      throw failure;
+    }
     if (!this.#turn) return;
     clearImmediate(this.#turn);
     this.#turn = undefined;
