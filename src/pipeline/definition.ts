@@ -265,22 +265,28 @@ const Target = z
 
 // ---- Mapping, window, policies, feeds ----------------------------------------------------------
 
+/** An IANA zone name, `UTC` when absent; known aliases normalised. */
+const ianaZone = (description: string) =>
+  z
+    .string()
+    .default('UTC')
+    .transform((name, ctx) => {
+      const zone = normalizeTimezone(name);
+      if (zone === null)
+        ctx.addIssue({
+          code: 'custom',
+          message: 'expected an IANA time zone such as Europe/Berlin',
+          input: name,
+        });
+      return zone ?? name;
+    })
+    .describe(description);
+
 const Mapping = z
   .strictObject({
-    timezone: z
-      .string()
-      .default('UTC')
-      .transform((name, ctx) => {
-        const zone = normalizeTimezone(name);
-        if (zone === null)
-          ctx.addIssue({
-            code: 'custom',
-            message: 'expected an IANA time zone such as Europe/Berlin',
-            input: name,
-          });
-        return zone ?? name;
-      })
-      .describe('Zone for floating times (no zone in the source): an IANA name such as Europe/Berlin.'),
+    timezone: ianaZone(
+      'Zone for floating times (no zone in the source): an IANA name such as Europe/Berlin.',
+    ),
     status: z
       .enum(['publish', 'draft', 'pending', 'private'])
       .default(DEFAULT_MAPPING.status)
@@ -414,20 +420,7 @@ const Schedule = z
         }
       })
       .describe('Minute hour day-of-month month day-of-week, e.g. "0 3 * * *" for 03:00 every day.'),
-    timezone: z
-      .string()
-      .default('UTC')
-      .transform((name, ctx) => {
-        const zone = normalizeTimezone(name);
-        if (zone === null)
-          ctx.addIssue({
-            code: 'custom',
-            message: 'expected an IANA time zone such as Europe/Berlin',
-            input: name,
-          });
-        return zone ?? name;
-      })
-      .describe('The zone the cron expression is read in: an IANA name such as Europe/Berlin.'),
+    timezone: ianaZone('The zone the cron expression is read in: an IANA name such as Europe/Berlin.'),
   })
   .optional()
   .describe('When workers run this pipeline (npm run schedule): a cron expression and its time zone.');
