@@ -30,10 +30,10 @@ export interface EventListSql {
   params: Param[];
   /**
    * `SELECT id, start_utc, date_utc` of the matches among the ids of a JSON array (parameter ?1, then
-   * `memberParams`), to add new events to a list read before (sqlite-events.ts).
+   * `params` of its own), to add new events to a list read before (sqlite-events.ts). Built when a kept
+   * list is patched, not with every list.
    */
-  members: string;
-  memberParams: Param[];
+  members: () => { sql: string; params: Param[] };
   /** The list's order: by `start_utc, date_utc, id`, or by `date_utc, id` (an include list). */
   order: 'start' | 'date';
   /** The query reads `events_fts`: the store then makes sure the queued events get indexed. */
@@ -146,8 +146,6 @@ export function eventListSql(q: EventQuery): EventListSql | null {
 
   const params: Param[] = [];
   const where = eventFilterSql(q, params, 'index');
-  const memberParams: Param[] = [];
-  const memberWhere = eventFilterSql(q, memberParams, 'row');
   const order = q.include ? 'e.date_utc, e.id' : 'e.start_utc, e.date_utc, e.id';
   // The subquery runs as a co-routine, so the aggregate sees its rows in ORDER BY order; this is
   // ~3x cheaper than `json_group_array(id ORDER BY …)`, which sorts again (tested by the contract).
@@ -156,8 +154,14 @@ export function eventListSql(q: EventQuery): EventListSql | null {
     ids: `SELECT json_group_array(id) AS ids FROM (${ids})`,
     params,
     // CROSS JOIN keeps the ids outside: each is one rowid lookup, not a scan of the list's index.
-    members: `SELECT e.id, e.start_utc, e.date_utc FROM json_each(?1) AS j CROSS JOIN events e ON e.id = j.value WHERE ${memberWhere}`,
-    memberParams,
+    members: () => {
+      const memberParams: Param[] = [];
+      const memberWhere = eventFilterSql(q, memberParams, 'row');
+      return {
+        sql: `SELECT e.id, e.start_utc, e.date_utc FROM json_each(?1) AS j CROSS JOIN events e ON e.id = j.value WHERE ${memberWhere}`,
+        params: memberParams,
+      };
+    },
     order: q.include ? 'date' : 'start',
     usesSearchIndex: q.searchWords !== undefined && splitWords(q.searchWords).match !== null,
   };

@@ -232,9 +232,10 @@ export class SqliteEvents {
   /** The list's ids with those of `inserted` that match the list, each in its place. */
   #withInserted(list: KeptList, inserted: number[], sql: EventListSql): number[] {
     const { ids, keys } = list;
-    const rows = this.#db.tuples<[number, string, string]>(sql.members, [
+    const members = sql.members();
+    const rows = this.#db.tuples<[number, string, string]>(members.sql, [
       JSON.stringify(inserted),
-      ...sql.memberParams,
+      ...members.params,
     ]);
     if (rows.length === 0) return ids;
     // The binary search probes the same middles each time: their keys are kept with the list (an event
