@@ -71,7 +71,7 @@ export interface Streamed {
 export async function runInBatches(options: StreamOptions): Promise<Streamed> {
   const { records, state, pipeline, policies } = options;
   const size = options.batch ?? BATCH;
-  const mapper = new Mapper(options.mapping, options.standalone);
+  const mapper = new Mapper(options.mapping, options.standalone, !Array.isArray(records));
   // The guard weighs deletions against the events the state had before this run wrote any.
   const stateEvents = state.counts(pipeline).event ?? 0;
   const problems: SourceProblem[] = [];
