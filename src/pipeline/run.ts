@@ -208,6 +208,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       const records = source?.records ?? (stream as NonNullable<typeof stream>);
       const sourceProblems = source?.problems ?? (stream as NonNullable<typeof stream>).problems;
       let total = Array.isArray(records) ? records.length : records.left();
+      // A stream's VEVENTs are read, planned and written together: its parse bar follows this line.
+      if (stream) options.onStage?.(`planning ${stream.total} VEVENTs`);
       const w = await writing(state, () => total, true);
       let streamed: Awaited<ReturnType<typeof runInBatches>>;
       try {
