@@ -1,6 +1,8 @@
 /**
  * The source stage of a run: a file or a URL (`source.path`, `source.url`) read into event records by the
- * .ics or CSV reader. Public: SourceSpec, readSource, sourceLabel, cacheFingerprints.
+ * .ics or CSV reader. Public: SourceSpec, openSource (an .ics file opened to be read a batch at a time as
+ * the run goes: sources/ics/stream.ts), readSource (every record at once), wholeOf, sourceLabel,
+ * cacheFingerprints.
  *
  * A URL is fetched with a conditional GET when the last successful run left validators (sources/remote):
  * a 304 means nothing to read, plan or write. The short-cut is only taken when nothing else the result

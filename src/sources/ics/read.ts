@@ -3,8 +3,9 @@
 // node-ical's parser per VEVENT was the largest cost): decode.ts (BOM, folds inside a UTF-8 character),
 // lines.ts (content lines, line numbers, repairs), components.ts (VEVENT blocks, truncation), vevent.ts (one
 // VEVENT), fields.ts (its properties), records.ts (series, overrides, keys), recurrence.ts (expansion),
-// rule.ts (RRULEs, on rrule-temporal). Here: the zones and the floating zone, and one streaming pass over
-// the file.
+// rule.ts (RRULEs, on rrule-temporal). Here: the zones and the floating zone, and one pass over the text,
+// every record returned at once (tests, bench:parse, URL sources); a run reads a file with stream.ts, which
+// gives the same records a batch at a time from the same pieces.
 
 import { normalizeTimezone } from '../../model/timezone.ts';
 import type { SourceProblem, SourceResult, Window } from '../record.ts';
