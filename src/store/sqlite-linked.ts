@@ -29,7 +29,7 @@ import type {
 
 type LinkedRow = VenueRow | OrganizerRow;
 
-interface Table {
+export interface Table {
   table: string;
   /** Select list with alias `l`, without the stored-only `name_key`. */
   select: string;
@@ -60,7 +60,8 @@ function table(name: string, columns: readonly string[], row: Table['row'], reco
   };
 }
 
-const TABLES: Record<LinkedKind, Table> = {
+/** The venue and organizer tables: their select lists and row mappers (the PostgreSQL store's too). */
+export const TABLES: Record<LinkedKind, Table> = {
   venue: table(
     'venues',
     VENUE_COLUMNS,
