@@ -9,6 +9,7 @@ import { type ExportSource, exportFeed, openExportSource, writeExport } from '..
 import { FEED_DEFAULTS, feedSpec } from '../export/feed-spec.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
 import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/defaults.ts';
+import { isDatabaseUrl } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { authFromEnv } from './target.ts';
@@ -25,7 +26,7 @@ Options:
   --from <url>           read from this API root instead of the local store,
                          e.g. https://site.example/wp-json
   --namespace <ns>       API namespace (default ${DEFAULT_NAMESPACE}; tribe/events/v1 for WordPress)
-  --data <file>          the local store (default ${DEFAULT_DATA})
+  --data <file|url>      the local store (default ${DEFAULT_DATA}), or a PostgreSQL database postgres://…
   --site <url>           the public site URL the served feeds use, for the same UIDs
                          (default http://127.0.0.1:8080)
   --category <slug>      only events in this category or its sub-categories (repeatable)
@@ -139,7 +140,12 @@ async function run(io: CliIO): Promise<number> {
         api: { url: values.from, namespace: values.namespace as string, auth: authFromEnv(io.env) },
       };
     } else {
-      source = openExportSource(resolve(values.data as string), values.site as string, values.timezone);
+      const data = values.data as string;
+      source = await openExportSource(
+        isDatabaseUrl(data) ? data : resolve(data),
+        values.site as string,
+        values.timezone,
+      );
     }
   } catch (err) {
     return usage(io, err instanceof ExportError ? err.message : `--from: "${values.from}" is not a URL`);

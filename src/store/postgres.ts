@@ -28,6 +28,7 @@ import {
   termListSql,
   visibilitySql,
 } from './list-sql.ts';
+import { storeName } from './open.ts';
 import { PgConnection, type PgParam } from './postgres-connection.ts';
 import { migratePostgres } from './postgres-schema.ts';
 import {
@@ -107,7 +108,7 @@ export async function openPostgresStore(url: string): Promise<PostgresStore> {
   try {
     const client = await pool.connect();
     try {
-      await migratePostgres(client, redacted(url));
+      await migratePostgres(client, storeName(url));
     } finally {
       client.release();
     }
@@ -116,23 +117,18 @@ export async function openPostgresStore(url: string): Promise<PostgresStore> {
     if (error instanceof StoreError) throw error;
     throw new StoreError(
       'store-unusable',
-      `the database ${redacted(url)} is not usable: ${(error as Error).message}`,
-      { path: redacted(url), cause: error },
+      `the database ${storeName(url)} is not usable: ${(error as Error).message}`,
+      { path: storeName(url), cause: error },
     );
   }
-  return new PostgresStore(new PgConnection(pool), redacted(url));
+  return new PostgresStore(new PgConnection(pool), storeName(url));
 }
 
-/** The URL without its password, for messages and logs. */
-export function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://…';
-  }
-}
+/**
+ * Whether `key` can be stored at all: PostgreSQL's text never holds NUL (SQLite's does), so a lookup
+ * by a key with one (a slug `%00` in a URL, B.8) finds nothing instead of failing with 22021.
+ */
+const storable = (key: string): boolean => !key.includes('\u0000');
 
 type OrganizerLink = [event_id: number, organizer_id: number];
 type TermLink = [event_id: number, term_id: number, kind: string];
@@ -233,7 +229,7 @@ export class PostgresStore implements Store {
     kind: 'event' | LinkedKind,
     slug: string,
   ): Promise<EventRecord | LinkedRecord | undefined> {
-    if (slug === '') return undefined;
+    if (slug === '' || !storable(slug)) return undefined;
     if (kind === 'event') {
       const rows = await this.#db.tuples<EventTuple>(`${EVENT_SELECT} WHERE slug = ? ORDER BY id LIMIT 1`, [
         slug,
@@ -247,7 +243,7 @@ export class PostgresStore implements Store {
   }
 
   async slugTaken(kind: 'event' | LinkedKind, slug: string, exceptId = 0): Promise<boolean> {
-    if (slug === '') return false;
+    if (slug === '' || !storable(slug)) return false;
     const table = kind === 'event' ? 'events' : TABLES[kind].table;
     return (
       (await this.#db.get(`SELECT 1 FROM ${table} WHERE slug = ? AND id <> ? LIMIT 1`, [slug, exceptId])) !==
@@ -344,6 +340,7 @@ export class PostgresStore implements Store {
 
   /** B.6.2: an image URL reuses the attachment stored at it or sideloaded from it; lowest id. */
   async findAttachmentByUrl(url: string): Promise<AttachmentRecord | undefined> {
+    if (!storable(url)) return undefined;
     const row = await this.#db.get<AttachmentRow>(
       `SELECT * FROM (${ATTACHMENT} WHERE url = ? UNION ${ATTACHMENT} WHERE source_url = ?) a ORDER BY id LIMIT 1`,
       [url, url],
@@ -368,6 +365,7 @@ export class PostgresStore implements Store {
     description?: string,
     visibility?: Visibility,
   ): Promise<LinkedRecord | undefined> {
+    if (!storable(name) || !storable(description ?? '')) return undefined;
     const t = TABLES[kind];
     const params: Param[] = [nameKey(name)];
     let sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.name_key = ? AND l.status <> 'trash'`;
@@ -496,6 +494,7 @@ export class PostgresStore implements Store {
   // Terms (B.11): `count` is kept by triggers (postgres-schema.ts), never written here.
 
   async #term(where: string, params: PgParam[]): Promise<TermRecord | undefined> {
+    if (params.some((p) => typeof p === 'string' && !storable(p))) return undefined;
     const row = await this.#db.get<TermRow>(
       `SELECT ${TERM_SELECT} FROM terms t WHERE ${where} ORDER BY t.id LIMIT 1`,
       params,
@@ -517,6 +516,7 @@ export class PostgresStore implements Store {
   }
 
   async termSlugTaken(kind: TermKind, slug: string, exceptId = 0): Promise<boolean> {
+    if (!storable(slug)) return false;
     const sql = 'SELECT 1 FROM terms WHERE kind = ? AND slug = ? AND id <> ? LIMIT 1';
     return (await this.#db.get(sql, [kind, slug, exceptId])) !== undefined;
   }
@@ -581,6 +581,7 @@ export class PostgresStore implements Store {
 
   /** Login first, then e-mail; ASCII case-insensitive (lower() under the C collation), as SQLite's NOCASE. */
   async findUser(loginOrEmail: string): Promise<UserRecord | undefined> {
+    if (!storable(loginOrEmail)) return undefined;
     const row = await this.#db.get<UserRecord>(
       `${USER} WHERE lower(login) = lower(?) OR lower(email) = lower(?) ORDER BY lower(login) = lower(?) DESC, id LIMIT 1`,
       [loginOrEmail, loginOrEmail, loginOrEmail],
@@ -636,6 +637,7 @@ export class PostgresStore implements Store {
   }
 
   async findOAuthClient(clientId: string): Promise<OAuthClientRecord | undefined> {
+    if (!storable(clientId)) return undefined;
     const row = await this.#db.get<ClientRow>(`${CLIENT} WHERE client_id = ?`, [clientId]);
     return row && clientRecord(row);
   }

@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+import { PG, shared } from './vitest.config.ts';
+
+/**
+ * `npm run test:pg`: the store contract and the API's route suites on PostgreSQL. One cluster for the
+ * run (test/helpers/pg-global-setup.ts); the harness builds each app on an emptied database of it.
+ */
+export default defineConfig({
+  test: {
+    ...shared,
+    include: [...PG, 'test/server/routes/**/*.test.ts'],
+    globalSetup: ['test/helpers/pg-global-setup.ts'],
+    isolate: false,
+    maxWorkers: 2,
+  },
+});
