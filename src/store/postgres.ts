@@ -16,18 +16,9 @@
  */
 import pg from 'pg';
 import type { TermKind } from '../model/index.ts';
-import type { Param } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { pageTotal } from './list-page.ts';
-import {
-  eventListSql,
-  type ListSql,
-  linkedListSql,
-  POSTGRES,
-  TERM_SELECT,
-  termListSql,
-  visibilitySql,
-} from './list-sql.ts';
+import { eventListSql, type ListSql, linkedListSql, POSTGRES, TERM_SELECT, termListSql } from './list-sql.ts';
 import { storeName } from './open.ts';
 import { PgConnection, type PgParam } from './postgres-connection.ts';
 import { migratePostgres } from './postgres-schema.ts';
@@ -52,7 +43,7 @@ import {
   tombstoneRecord,
   userRecord,
 } from './rows.ts';
-import { TABLES } from './sqlite-linked.ts';
+import { linkedByNameSql, TABLES } from './sqlite-linked.ts';
 import { CLIENT, type ClientRow, clientRecord } from './sqlite-oauth.ts';
 import { DESCENDANTS } from './sqlite-terms.ts';
 import { APP_PASSWORD, USER } from './sqlite-users.ts';
@@ -366,16 +357,9 @@ export class PostgresStore implements Store {
     visibility?: Visibility,
   ): Promise<LinkedRecord | undefined> {
     if (!storable(name) || !storable(description ?? '')) return undefined;
-    const t = TABLES[kind];
-    const params: Param[] = [nameKey(name)];
-    let sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.name_key = ? AND l.status <> 'trash'`;
-    if (description !== undefined) {
-      sql += ' AND l.description = ?';
-      params.push(description);
-    }
-    if (visibility) sql += ` AND ${visibilitySql('l', visibility, params, POSTGRES)}`;
-    const row = await this.#db.get<Parameters<typeof t.record>[0]>(`${sql} ORDER BY l.id LIMIT 1`, params);
-    return row && t.record(row);
+    const { sql, params } = linkedByNameSql(kind, name, description, visibility, POSTGRES);
+    const row = await this.#db.get<never>(sql, params);
+    return row && TABLES[kind].record(row);
   }
 
   async setEventPassword(id: number, password: string | null): Promise<void> {

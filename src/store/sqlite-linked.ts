@@ -5,7 +5,7 @@
 import type { Connection, Param } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { runList } from './list-page.ts';
-import { linkedListSql, visibilitySql } from './list-sql.ts';
+import { type Dialect, linkedListSql, SQLITE, visibilitySql } from './list-sql.ts';
 import {
   nameKey,
   ORGANIZER_COLUMNS,
@@ -76,6 +76,28 @@ export const TABLES: Record<LinkedKind, Table> = {
   ),
 };
 
+/**
+ * B.10.2's lookup: the lowest non-trashed id whose trimmed name matches case-insensitively (`name_key`),
+ * and its description when given, among the items `visibility` shows.
+ */
+export function linkedByNameSql(
+  kind: LinkedKind,
+  name: string,
+  description?: string,
+  visibility?: Visibility,
+  d: Dialect = SQLITE,
+): { sql: string; params: Param[] } {
+  const t = TABLES[kind];
+  const params: Param[] = [nameKey(name)];
+  let sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.name_key = ? AND l.status <> 'trash'`;
+  if (description !== undefined) {
+    sql += ' AND l.description = ?';
+    params.push(description);
+  }
+  if (visibility) sql += ` AND ${visibilitySql('l', visibility, params, d)}`;
+  return { sql: `${sql} ORDER BY l.id LIMIT 1`, params };
+}
+
 export class SqliteLinked {
   readonly #db: Connection;
 
@@ -122,16 +144,9 @@ export class SqliteLinked {
     description?: string,
     visibility?: Visibility,
   ): LinkedRecord | undefined {
-    const t = TABLES[kind];
-    const params: Param[] = [nameKey(name)];
-    let sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.name_key = ? AND l.status <> 'trash'`;
-    if (description !== undefined) {
-      sql += ' AND l.description = ?';
-      params.push(description);
-    }
-    if (visibility) sql += ` AND ${visibilitySql('l', visibility, params)}`;
-    const row = this.#db.get<LinkedRow>(`${sql} ORDER BY l.id LIMIT 1`, params);
-    return row && t.record(row);
+    const { sql, params } = linkedByNameSql(kind, name, description, visibility);
+    const row = this.#db.get<LinkedRow>(sql, params);
+    return row && TABLES[kind].record(row);
   }
 
   /** Inside a transaction: `id` was just drawn from `posts`. */
