@@ -10,11 +10,14 @@
  *   (`pg_advisory_xact_lock`) first, so writers are serialised as SQLite's BEGIN IMMEDIATE serialises
  *   them, and reads of other processes never wait (MVCC).
  * - Reads outside a transaction go to the pool, several at once.
- * - The change number (`version`) moves with every write of this process and at the end of every
- *   transaction, committed or not. Other processes' commits are not seen by it yet (issue 16 step 4:
- *   LISTEN/NOTIFY), so one server per database until then.
+ * - The data version (`version`) moves with every write of this process and at the end of every
+ *   transaction, committed or not; the change numbers by table (`tables`, table-changes.ts) move with
+ *   the writes as the SQLite store's do, from the schema's catalogue (postgres-schema.ts). Other
+ *   processes' commits are not seen by either yet (issue 16 step 4: LISTEN/NOTIFY), so one server per
+ *   database until then.
  */
 import type pg from 'pg';
+import { type SchemaFacts, TableChanges } from './table-changes.ts';
 import { type TransactionRunner, Transactions } from './transactions.ts';
 
 export type PgParam = string | number | null | Uint8Array | readonly number[];
@@ -27,6 +30,8 @@ const MAX_TEXTS = 2_000;
 export class PgConnection implements TransactionRunner {
   readonly pool: pg.Pool;
   readonly transactions: Transactions;
+  /** Which tables changed when, and which a request read (the response cache), as in the SQLite store. */
+  readonly tables: TableChanges;
   held = false;
   #client: pg.PoolClient | undefined;
   #depth = 0;
@@ -34,9 +39,10 @@ export class PgConnection implements TransactionRunner {
   #closed = false;
   readonly #texts = new Map<string, string>();
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, schema: SchemaFacts) {
     this.pool = pool;
     this.transactions = new Transactions(this);
+    this.tables = new TableChanges(() => schema);
   }
 
   /** Moves with every write of this process and the end of every transaction (see above). */
@@ -46,6 +52,7 @@ export class PgConnection implements TransactionRunner {
 
   /** Rows as objects. */
   async all<R>(sql: string, params: readonly PgParam[] = []): Promise<R[]> {
+    this.tables.read(sql);
     return (await this.#query(sql, params, false)).rows as R[];
   }
 
@@ -55,6 +62,7 @@ export class PgConnection implements TransactionRunner {
 
   /** Rows as arrays in select-list order (rows.ts tuples). */
   async tuples<R extends unknown[]>(sql: string, params: readonly PgParam[] = []): Promise<R[]> {
+    this.tables.read(sql);
     return (await this.#query(sql, params, true)).rows as unknown as R[];
   }
 
@@ -67,7 +75,10 @@ export class PgConnection implements TransactionRunner {
     params: readonly PgParam[] = [],
     upkeep = false,
   ): Promise<{ changes: number; rows: R[] }> {
-    if (!upkeep) this.#version++;
+    if (!upkeep) {
+      this.#version++;
+      this.tables.wrote(sql);
+    }
     const r = await this.#query(sql, params, false);
     return { changes: r.rowCount ?? 0, rows: r.rows as R[] };
   }

@@ -16,6 +16,7 @@
  */
 import type { PoolClient } from 'pg';
 import { StoreError } from './errors.ts';
+import type { Op, SchemaFacts } from './table-changes.ts';
 
 export interface PgMigration {
   version: number;
@@ -367,4 +368,40 @@ export async function migratePostgres(
     throw error;
   }
   return applied;
+}
+
+/**
+ * The catalogue of the store's schema as `SchemaFacts` (table-changes.ts), read once when the store opens:
+ * which tables a write changes, through triggers (their functions' bodies, and the bodies of the functions
+ * those call, such as `event_tombstone`) and foreign keys.
+ */
+export async function postgresSchema(client: PoolClient): Promise<SchemaFacts> {
+  const tables = await client.query<{ name: string }>(
+    'SELECT lower(tablename) AS name FROM pg_tables WHERE schemaname = current_schema()',
+  );
+  const functions = await client.query<{ name: string; body: string }>(
+    'SELECT p.proname AS name, p.prosrc AS body FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace ' +
+      "WHERE n.nspname = current_schema() AND p.prolang IN (SELECT oid FROM pg_language WHERE lanname IN ('sql', 'plpgsql'))",
+  );
+  const triggers = await client.query<{ tbl: string; def: string; body: string }>(
+    'SELECT lower(c.relname) AS tbl, pg_get_triggerdef(t.oid) AS def, p.prosrc AS body FROM pg_trigger t ' +
+      'JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid ' +
+      'JOIN pg_namespace n ON n.oid = c.relnamespace WHERE NOT t.tgisinternal AND n.nspname = current_schema()',
+  );
+  const keys = await client.query<{ child: string; parent: string }>(
+    'SELECT lower(c.relname) AS child, lower(p.relname) AS parent FROM pg_constraint k ' +
+      'JOIN pg_class c ON c.oid = k.conrelid JOIN pg_class p ON p.oid = k.confrelid ' +
+      "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE k.contype = 'f' AND n.nspname = current_schema()",
+  );
+  const called = (body: string) =>
+    functions.rows.filter((f) => new RegExp(`\\b${f.name}\\s*\\(`).test(body)).map((f) => f.body);
+  return {
+    tables: tables.rows.map((r) => r.name),
+    triggers: triggers.rows.map((r) => {
+      const head = r.def.slice(0, r.def.search(/\bEXECUTE\b/i));
+      const events = [...head.matchAll(/\b(INSERT|UPDATE|DELETE)\b/gi)].map((m) => m[1].toLowerCase() as Op);
+      return { table: r.tbl, events, body: [r.body, ...called(r.body)].join('\n') };
+    }),
+    foreignKeys: keys.rows,
+  };
 }

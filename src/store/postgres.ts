@@ -21,7 +21,7 @@ import { pageTotal } from './list-page.ts';
 import { eventListSql, type ListSql, linkedListSql, POSTGRES, TERM_SELECT, termListSql } from './list-sql.ts';
 import { storeName } from './open.ts';
 import { PgConnection, type PgParam } from './postgres-connection.ts';
-import { migratePostgres } from './postgres-schema.ts';
+import { migratePostgres, postgresSchema } from './postgres-schema.ts';
 import {
   ATTACHMENT,
   type AttachmentRow,
@@ -66,6 +66,7 @@ import type {
   UserRecord,
   Visibility,
 } from './store.ts';
+import type { SchemaFacts } from './table-changes.ts';
 
 /** How late a post scheduled by another process may be seen by publishDue (ms), as in the SQLite store. */
 const SCHEDULED_CHECK_MS = 100;
@@ -96,10 +97,12 @@ export async function openPostgresStore(url: string): Promise<PostgresStore> {
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE });
   // An idle client's lost connection is reported here; the next query gets a new one.
   pool.on('error', () => undefined);
+  let schema: SchemaFacts;
   try {
     const client = await pool.connect();
     try {
       await migratePostgres(client, storeName(url));
+      schema = await postgresSchema(client);
     } finally {
       client.release();
     }
@@ -112,7 +115,7 @@ export async function openPostgresStore(url: string): Promise<PostgresStore> {
       { path: storeName(url), cause: error },
     );
   }
-  return new PostgresStore(new PgConnection(pool), storeName(url));
+  return new PostgresStore(new PgConnection(pool, schema), storeName(url));
 }
 
 /**
@@ -144,17 +147,17 @@ export class PostgresStore implements Store {
     return this.#db.version;
   }
 
+  /** By table, as the SQLite store's (table-changes.ts); this process's writes only, for now (postgres-connection.ts). */
   async changeNumber(): Promise<number> {
-    return this.#db.version;
+    return this.#db.tables.now();
   }
 
-  /** Every write counts for every table: a simple answer, right while one process writes (see postgres-connection.ts). */
-  async changedSince(_tables: Iterable<string>, since: number): Promise<boolean> {
-    return this.#db.version !== since;
+  async changedSince(tables: Iterable<string>, since: number): Promise<boolean> {
+    return this.#db.tables.changedSince(tables, since);
   }
 
-  collectReads<T>(_into: Set<string>, fn: () => Promise<T>): Promise<T> {
-    return fn();
+  collectReads<T>(into: Set<string>, fn: () => Promise<T>): Promise<T> {
+    return this.#db.tables.collect(into, fn);
   }
 
   async beginGroup(): Promise<void> {}
