@@ -151,7 +151,10 @@ async function run(io: CliIO): Promise<number> {
   } catch (err) {
     if (err instanceof ExportError) return usage(io, err.message);
     // A store that cannot be opened (a database not reachable, say) is not a usage error.
-    if (!values.from) throw err;
+    if (!values.from) {
+      io.stderr.write(`export: ${(err as Error).message}\n`);
+      return 1;
+    }
     return usage(io, `--from: "${values.from}" is not a URL`);
   }
 

@@ -48,7 +48,13 @@ async function usersMain(io: CliIO): Promise<number> {
     io.stdout.write(`${HELP}\n`);
     return command || values.help ? 0 : 2;
   }
-  const store = await openStore(values.data ?? io.env.CALSYNC_DATABASE_URL ?? DEFAULT_DATA);
+  let store: Store;
+  try {
+    store = await openStore(values.data ?? io.env.CALSYNC_DATABASE_URL ?? DEFAULT_DATA);
+  } catch (err) {
+    io.stderr.write(`users: ${(err as Error).message}\n`);
+    return 1;
+  }
   try {
     return await run(store, command, args, values, io);
   } finally {
