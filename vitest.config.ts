@@ -4,9 +4,10 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export const SLOW = ['test/real-tec/**/*.test.ts', 'test/**/*.slow.test.ts'];
 /**
  * Suites of `npm run test:pg` (vitest.pg.config.ts) alone: the store contract on PostgreSQL (~25 s at
- * load 7: each test empties a database). The route suites run there too, on PostgreSQL.
+ * load 7: each test empties a database) and serve/users for real on a database. The route suites run
+ * there too, on PostgreSQL.
  */
-export const PG = ['test/store/postgres.test.ts'];
+export const PG = ['test/store/postgres.test.ts', 'test/server/serve-postgres.test.ts'];
 
 export const shared = {
   // Tests must not depend on the host's zone (spec/pipeline.md): run them east of UTC.
