@@ -122,13 +122,14 @@ async function inject(
   prefix: string,
   req: TransportRequest,
 ): Promise<TransportResponse> {
-  const res = await app.inject({
-    method: req.method,
-    url: `${prefix}${req.path}${queryString(req.query)}`,
-    // light-my-request copies the headers it is given.
-    headers: req.body === undefined ? BARE_HEADERS : JSON_HEADERS,
-    payload: req.body === undefined ? undefined : JSON.stringify(req.body),
-  });
+  const url = `${prefix}${req.path}${queryString(req.query)}`;
+  const headers = req.body === undefined ? BARE_HEADERS : JSON_HEADERS;
+  const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+  // Writes go to the route's handler directly (src/server/in-process.ts: the same checks and answer,
+  // without HTTP's costs); what it does not take, through Fastify. light-my-request copies the headers.
+  const direct = await app.inProcess({ method: req.method, url, headers, payload });
+  if (direct) return { status: direct.status, headers: direct.headers, text: direct.body.toString() };
+  const res = await app.inject({ method: req.method, url, headers, payload });
   return { status: res.statusCode, headers: flattenHeaders(res.headers), text: res.body };
 }
 
