@@ -200,6 +200,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       errorAnswer,
       commonHeaders,
       bodyLimit: config.bodyLimit,
+      schemes: new Set(Object.keys(options.schemes ?? {}).map((name) => name.toLowerCase())),
     }),
   );
   app.addHook('onClose', async () => options.store.close());

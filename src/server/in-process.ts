@@ -13,8 +13,8 @@
  *
  * What it leaves out only concerns a network client: no socket, light-my-request or Fastify hook chain,
  * and none of the hooks that have nothing to do for these requests — security headers (helmet), the
- * cross-origin write check (no `Origin`), the failed-authentication throttle (keyed by a client address;
- * the in-process scheme does not fail), the response cache (GETs are not taken here) and compression (no
+ * cross-origin write check (no `Origin`), the failed-authentication throttle (only the in-process schemes
+ * are taken here, never a password or token to guess), the response cache (GETs are not taken here) and compression (no
  * `Accept-Encoding`). A request it cannot take as Fastify would (a GET, another header, a path no route
  * declares or one Fastify would decode differently, a body over the limit) is `null`, and the caller sends
  * it through `app.inject`: the answers are the same either way (test/server/in-process.test.ts).
@@ -58,6 +58,12 @@ export interface InProcessDeps {
     allow: (() => string) | undefined,
   ) => void;
   bodyLimit: number;
+  /**
+   * Lower-case names of the schemes taken here: the app's extra ones (`Local`), which exist only
+   * in-process. Basic and Bearer credentials go through Fastify, where the failed-authentication throttle
+   * counts and blocks guesses.
+   */
+  schemes: ReadonlySet<string>;
 }
 
 const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -70,6 +76,8 @@ export function inProcessCaller(deps: InProcessDeps): InProcessCaller {
   return async (request) => {
     if (!WRITES.has(request.method)) return null;
     for (const name in request.headers) if (!TAKEN_HEADERS.has(name)) return null;
+    const auth = request.headers.authorization;
+    if (auth !== undefined && !deps.schemes.has(auth.split(' ', 1)[0].toLowerCase())) return null;
     const type = request.headers['content-type'];
     if (request.payload !== undefined && type !== 'application/json') return null;
     if (request.payload !== undefined && Buffer.byteLength(request.payload) > deps.bodyLimit) return null;
