@@ -1,7 +1,9 @@
 /**
  * `openLocalTarget({ dataFile })`: the embedded target — our own server app built in-process over the
- * SQLite file that `npm run serve` serves, called through `app.inject` (no socket, no port). STYLE.md:
- * "The local import target uses the same app in-process", so imports obey exactly the API's rules.
+ * SQLite file that `npm run serve` serves, called without a socket or port: writes through the app's
+ * in-process caller (src/server/in-process.ts: the route handlers with the app's own authentication, body
+ * parsing and error answers, without HTTP's costs), anything else through `app.inject`. STYLE.md: "The
+ * local import target uses the same app in-process", so imports obey exactly the API's rules.
  *
  * It authenticates with an extra scheme, `Local calsync`, that exists only on this in-process app; the
  * app that `serve` exposes to the network never has it. The caller is an administrator named `calsync`,
