@@ -33,11 +33,12 @@ import {
   inProcessCaller,
 } from './in-process.ts';
 import { type DemoSchedule, pagesPlugin } from './pages/index.ts';
+import type { ApiRequest } from './request.ts';
 import { registerResponseCache } from './response-cache.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
-import { type ApiRequest, effectiveMethod, type RouteEntry, type RouteSpec } from './routes/spec.ts';
+import { effectiveMethod, type RouteEntry, type RouteSpec } from './routes/spec.ts';
 import {
   CredentialGate,
   FailureCounter,

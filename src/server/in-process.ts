@@ -13,15 +13,16 @@
  *
  * What it leaves out only concerns a network client: no socket, light-my-request or Fastify hook chain,
  * and none of the hooks that have nothing to do for these requests — security headers (helmet), the
- * cross-origin write check (no `Origin`), the failed-authentication throttle (only the in-process schemes
- * are taken here, never a password or token to guess), the response cache (GETs are not taken here) and compression (no
- * `Accept-Encoding`). A request it cannot take as Fastify would (a GET, another header, a path no route
+ * cross-origin write check (no `Origin`), the failed-authentication throttle (only the in-process
+ * schemes are taken here, never a password or token to guess), the response cache (GETs are not taken
+ * here) and compression (no `Accept-Encoding`). A request it cannot take as Fastify would (a GET, another header, a path no route
  * declares or one Fastify would decode differently, a body over the limit) is `null`, and the caller sends
  * it through `app.inject`: the answers are the same either way (test/server/in-process.test.ts).
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { parseJsonBody, parseNested } from './body.ts';
-import type { ApiReply, ApiRequest, Method, RouteEntry } from './routes/spec.ts';
+import type { ApiReply, ApiRequest } from './request.ts';
+import type { Method, RouteEntry } from './routes/spec.ts';
 
 export interface InProcessRequest {
   method: Method;

@@ -8,11 +8,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { bodyParams } from '../body.ts';
 import { noRoute } from '../errors.ts';
-import type { ApiReply, ApiRequest } from '../request.ts';
-
-export type { ApiReply, ApiRequest };
-
 import type { MediaType } from '../formats/negotiate.ts';
+import type { ApiReply, ApiRequest } from '../request.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
