@@ -23,6 +23,8 @@ export interface PostgresStores {
 }
 
 export const TEMPLATE = 'calsync_template';
+/** Databases made by this process, over all its `PostgresStores` (their names must differ). */
+let made = 0;
 
 /** Creates the migrated template database in the cluster at `url` (its `postgres` database). */
 export async function createTemplate(url: string): Promise<void> {
@@ -47,7 +49,6 @@ export async function postgresStoresAt(
 ): Promise<PostgresStores> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  let made = 0;
   const free: string[] = [];
   const newDatabase = async () => {
     const name = `store_${process.pid}_${++made}`;
