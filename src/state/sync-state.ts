@@ -64,6 +64,8 @@ export class SyncState {
   #turn: NodeJS.Immediate | undefined;
   /** Why the last deferred commit failed (a full disk, say): thrown by the next explicit commit. */
   #turnFailure: unknown;
+  /** Why SQLite rolled this turn's transaction back on its own (`#inTurnWrite`). */
+  #turnLost: unknown;
 
   constructor(file: string) {
     this.file = file;
@@ -146,7 +148,7 @@ export class SyncState {
   /** Records an item as written; committed before the event loop turns (`#inTurn`). */
   put(pipeline: string, item: StateItem, now = new Date()): void {
     this.#inTurn();
-    this.#write(pipeline, item, now);
+    this.#inTurnWrite(() => this.#write(pipeline, item, now));
   }
 
   #write(pipeline: string, item: StateItem, now: Date): void {
@@ -277,13 +279,27 @@ export class SyncState {
   /** Forgets an item deleted from the target; committed like `put`. */
   forget(pipeline: string, kind: Kind, key: string): void {
     this.#inTurn();
-    this.#remove.run(pipeline, kind, key);
+    this.#inTurnWrite(() => this.#remove.run(pipeline, kind, key));
+  }
+
+  /**
+   * A write of this turn. SQLite answers some failures (SQLITE_FULL) by rolling the whole transaction
+   * back: the turn's earlier records are gone, and this failure is what the turn's commit must tell.
+   */
+  #inTurnWrite(write: () => void): void {
+    try {
+      write();
+    } catch (err) {
+      if (!this.#db.isTransaction) this.#turnLost ??= err;
+      throw err;
+    }
   }
 
   /** Opens a transaction for the records of this turn of the event loop, committed by `setImmediate`. */
   #inTurn(): void {
     if (this.#turn) return;
     this.#db.exec('BEGIN IMMEDIATE');
+    this.#turnLost = undefined;
     this.#turn = setImmediate(() => {
       // A timer has no caller: its failure (SQLITE_FULL) is kept for the next explicit commit (finishRun,
       // say), whose caller reports it with the run's summary; thrown here, it killed the process.
@@ -305,6 +321,9 @@ export class SyncState {
     if (!this.#turn) return;
     clearImmediate(this.#turn);
     this.#turn = undefined;
+    if (!this.#db.isTransaction) {
+      throw this.#turnLost ?? new Error("the sync state's transaction was rolled back: nothing to commit");
+    }
     this.#db.exec('COMMIT');
   }
 

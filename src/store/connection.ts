@@ -27,6 +27,11 @@ export class Connection {
   readonly #statements = new Map<string, StatementSync>();
   readonly #tupleStatements = new Map<string, StatementSync>();
   #depth = 0;
+  /**
+   * Why SQLite rolled back the open transaction on its own (SQLITE_FULL, an I/O error), when it did so
+   * under a savepoint: the writes of the whole transaction — a group's other requests too — are gone.
+   */
+  #lost: unknown;
   /** Calls of `run`: any write of this connection goes through it. */
   #runs = 0;
   /** `#runs` and SQLite's `data_version` when `dataVersion()` last looked, and its answer then. */
@@ -192,7 +197,7 @@ export class Connection {
         );
       }
     } catch (error) {
-      this.#undo(depth);
+      this.#undo(depth, error);
       throw error;
     }
     this.#finish(depth);
@@ -209,7 +214,7 @@ export class Connection {
     try {
       result = await fn();
     } catch (error) {
-      this.#undo(depth);
+      this.#undo(depth, error);
       throw error;
     }
     this.#finish(depth);
@@ -224,15 +229,21 @@ export class Connection {
   /** BEGIN IMMEDIATE or a SAVEPOINT; returns the depth it was opened at. */
   #enter(): number {
     const depth = this.#depth;
+    // Under a transaction SQLite rolled back, a SAVEPOINT would begin a new one outside the group.
+    if (depth > 0 && !this.db.isTransaction) throw this.#lostError();
+    if (depth === 0) this.#lost = undefined;
     this.run(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT s${depth}`);
     this.#depth = depth + 1;
     return depth;
   }
 
-  #undo(depth: number): void {
+  #undo(depth: number, cause: unknown): void {
     this.#depth = depth;
-    if (depth === 0) {
-      if (this.db.isTransaction) this.run('ROLLBACK');
+    if (!this.db.isTransaction) {
+      // SQLite rolled the whole transaction back itself: there is no savepoint left to return to.
+      if (depth > 0) this.#lost ??= cause;
+    } else if (depth === 0) {
+      this.run('ROLLBACK');
     } else {
       this.run(`ROLLBACK TO s${depth}`);
       this.run(`RELEASE s${depth}`);
@@ -245,6 +256,8 @@ export class Connection {
       this.run(`RELEASE s${depth}`);
       return;
     }
+    // A caller that caught a failure SQLite answered by rolling everything back: nothing to commit.
+    if (!this.db.isTransaction) throw this.#lostError();
     try {
       this.run('COMMIT');
     } catch (error) {
@@ -262,17 +275,26 @@ export class Connection {
     if (this.#depth !== 0) throw new StoreError('store-group-misuse', 'beginGroup: a transaction is open');
     this.run('BEGIN IMMEDIATE');
     this.#depth = 1;
+    this.#lost = undefined;
   }
 
   commitGroup(): void {
     if (this.#depth !== 1) throw new StoreError('store-group-misuse', 'commitGroup: no group is open');
     this.#depth = 0;
+    if (!this.db.isTransaction) throw this.#lostError();
     try {
       this.run('COMMIT');
     } catch (error) {
       if (this.db.isTransaction) this.run('ROLLBACK');
       throw error;
     }
+  }
+
+  /** The cause of a transaction SQLite rolled back on its own, told once to each caller that meets it. */
+  #lostError(): unknown {
+    const cause = this.#lost;
+    if (this.#depth === 0) this.#lost = undefined;
+    return cause ?? new StoreError('store-group-misuse', 'the open transaction was rolled back');
   }
 
   close(): void {

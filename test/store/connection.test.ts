@@ -1,0 +1,60 @@
+/**
+ * The SQLite connection's transactions when SQLite rolls a transaction back on its own: on SQLITE_FULL
+ * (here `max_page_count`, as a full disk does) the whole transaction is gone, savepoints and all. A group
+ * commit (the local import target) must then fail every request of the group with the disk's error, not
+ * commit half of it outside the group or die on "cannot commit - no transaction is active".
+ */
+import { DatabaseSync } from 'node:sqlite';
+import { describe, expect, it } from 'vitest';
+import { Connection } from '../../src/store/connection.ts';
+import { storageFault } from '../../src/store/errors.ts';
+
+function fullAfterAFewPages(): Connection {
+  const db = new DatabaseSync(':memory:');
+  db.exec('CREATE TABLE t (x TEXT)');
+  db.exec('PRAGMA max_page_count = 20');
+  return new Connection(db);
+}
+
+const fill = (c: Connection) => {
+  for (let i = 0; i < 1_000; i++) c.run('INSERT INTO t VALUES (?)', ['x'.repeat(1_000)]);
+};
+const rows = (c: Connection) => (c.db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n;
+
+describe('a transaction SQLite rolled back on a full disk', () => {
+  it('fails the rest of its group with the disk error, and the group commit with it', () => {
+    const c = fullAfterAFewPages();
+    c.beginGroup();
+    c.transaction(() => c.run('INSERT INTO t VALUES (?)', ['kept until the disk filled']));
+    const full = (() => {
+      try {
+        c.transaction(() => fill(c));
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(storageFault(full)).toBe('full');
+    // A later request of the same group does not write outside it: it fails with the same cause.
+    expect(() => c.transaction(() => c.run('INSERT INTO t VALUES (?)', ['after']))).toThrow(full as Error);
+    expect(() => c.commitGroup()).toThrow(full as Error);
+    expect(rows(c)).toBe(0);
+    // The next group starts clean once there is room again.
+    c.db.exec('PRAGMA max_page_count = 100000');
+    c.beginGroup();
+    c.transaction(() => c.run('INSERT INTO t VALUES (?)', ['next']));
+    c.commitGroup();
+    expect(rows(c)).toBe(1);
+  });
+
+  it('outside a group, fails the outer transaction with the disk error', () => {
+    const c = fullAfterAFewPages();
+    expect(() =>
+      c.transaction(() => {
+        c.run('INSERT INTO t VALUES (?)', ['outer']);
+        c.transaction(() => fill(c));
+      }),
+    ).toThrow(/database or disk is full/);
+    expect(c.inTransaction).toBe(false);
+    expect(rows(c)).toBe(0);
+  });
+});
