@@ -10,7 +10,7 @@
  * after the last batch, with the mass-delete guard over all of them, and only then written.
  */
 import type { EventRecord, SourceProblem, SourceResult } from '../sources/record.ts';
-import type { SyncState } from '../state/sync-state.ts';
+import type { RunState } from '../state/backend.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { applyEach, type ItemResult } from './apply.ts';
 import { type MapOptions, Mapper } from './map.ts';
@@ -36,7 +36,7 @@ export interface StreamOptions {
   standalone?: SourceResult['standalone'];
   mapping: MapOptions;
   policies: Omit<Policies, 'remote'>;
-  state: SyncState;
+  state: RunState;
   target: Target;
   recovering: boolean;
   /** preserve-local-edits: the target's current version of these items (run.ts currentVersions). */
@@ -61,7 +61,7 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
   const mapper = new Mapper(options.mapping, options.standalone);
   const superseded = supersededOf(records);
   // The guard weighs deletions against the events the state had before this run wrote any.
-  const stateEvents = state.counts(pipeline).event ?? 0;
+  const stateEvents = (await state.counts(pipeline)).event ?? 0;
   const problems: SourceProblem[] = [];
   const held: { guard?: string } = {};
   const counts = countActions([]);
@@ -83,7 +83,7 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
       const mapped = mapper.map(batch, (i) => superseded.has(from + i));
       problems.push(...mapped.problems);
       sourceHasEvents ||= mapped.entities.some((d) => d.kind === 'event');
-      const known = state.itemsOf(pipeline, mapped.entities);
+      const known = await state.itemsOf(pipeline, mapped.entities);
       const remote =
         options.currentVersions && policies.update === 'preserve-local-edits'
           ? await options.currentVersions(changedItems(mapped.entities, [...known.values()]))
@@ -101,7 +101,10 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
         }
       }
     }
-    const deletions = [...cancelled, ...planDeletions(state.unseenEvents(pipeline), () => false, policies)];
+    const deletions = [
+      ...cancelled,
+      ...planDeletions(await state.unseenEvents(pipeline), () => false, policies),
+    ];
     const deletes = deletions.filter((a) => a.op === 'delete').length;
     const guard = massDeleteGuard(deletes, sourceHasEvents, stateEvents, policies);
     if (guard) {
