@@ -20,7 +20,7 @@ import { ConfigError } from '../pipeline/errors.ts';
 import { DefinitionError, loadPipeline } from '../pipeline/load.ts';
 import { databaseUrl } from '../queue/database.ts';
 import { createLimitsTable, SharedHostLimits } from '../queue/host-limits.ts';
-import { openBoss, SYNC_QUEUE, type SyncJob } from '../queue/jobs.ts';
+import { DEFAULT_CRON_CHECK_SECONDS, openBoss, SYNC_QUEUE, type SyncJob } from '../queue/jobs.ts';
 import type { StateBackend } from '../state/backend.ts';
 import { migratePg, pgStateBackend } from '../state/pg-state.ts';
 import { execute } from './execute.ts';
@@ -37,6 +37,8 @@ database and the pipeline files at the same paths.
 Options:
   --database <url>     the PostgreSQL database of the queue (default CALSYNC_DATABASE_URL)
   --concurrency <n>    pipelines this worker runs at once (default 1)
+  --cron-check <s>     how often to look for due schedules, seconds, 1–45 (default ${DEFAULT_CRON_CHECK_SECONDS}):
+                       a scheduled run starts up to this late
   --state <where>      postgres: the sync state and run locks in the queue's database (default);
                        files: one SQLite file per target in CALSYNC_STATE_DIR, as npm run sync keeps it
   --quiet              print only failures and one summary line per run
@@ -53,6 +55,7 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
   let values: ReturnType<typeof parse>['values'];
   let url: string;
   let concurrency: number;
+  let cronCheck: number;
   try {
     values = parse(io.argv).values;
     if (values.help) {
@@ -63,6 +66,9 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
     concurrency = Number(values.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new Error(`--concurrency: expected a whole number ≥ 1, got "${values.concurrency}"`);
+    cronCheck = Number(values['cron-check']);
+    if (!Number.isInteger(cronCheck) || cronCheck < 1 || cronCheck > 45)
+      throw new Error(`--cron-check: expected whole seconds from 1 to 45, got "${values['cron-check']}"`);
     if (values.state !== 'postgres' && values.state !== 'files')
       throw new Error(`--state: expected postgres or files, got "${values.state}"`);
   } catch (err) {
@@ -80,7 +86,7 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
       await migratePg(pool);
       stateBackend = pgStateBackend(pool);
     }
-    boss = await openBoss(url, { role: 'worker', connections: 4 + concurrency });
+    boss = await openBoss(url, { role: 'worker', connections: 4 + concurrency, cronCheckSeconds: cronCheck });
   } catch (err) {
     await pool.end();
     io.stderr.write(`worker: ${redact(url)}: ${(err as Error).message}\n`);
@@ -183,6 +189,7 @@ function parse(argv: string[]) {
       database: { type: 'string' },
       concurrency: { type: 'string', default: '1' },
       state: { type: 'string', default: 'postgres' },
+      'cron-check': { type: 'string', default: String(DEFAULT_CRON_CHECK_SECONDS) },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
