@@ -77,7 +77,12 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
   }
   const logger = makeLogger(io, { quiet: values.quiet });
   // Per run in hand: its lock's connection and its state's (--state postgres); and the host limits'.
-  const pool = new pg.Pool({ connectionString: url, max: 2 + 3 * concurrency });
+  // Named in pg_stat_activity, so that an operator (or the cluster test) sees which worker holds which lock.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 2 + 3 * concurrency,
+    application_name: `calsync-worker-${process.pid}`,
+  });
   let boss: PgBoss;
   let stateBackend: StateBackend | undefined;
   try {

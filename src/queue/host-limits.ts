@@ -7,7 +7,11 @@
  * through and holds one point, so requests are spaced at least that far apart across all workers — hence
  * never more than r in any second at the host, the way there varying by up to 50 ms (fixed windows of r
  * points could let 2r through across a window boundary).
- * Timestamps are the workers' clocks (`Date.now()`): workers on several machines need them in sync (NTP).
+ * A grant is timed by the database's clock at the moment the row is locked (`DbClockLimiter`), not by
+ * the worker's clock when it built the query: a query that waited for a pooled connection or for a busy
+ * PostgreSQL once carried a `now` hundreds of ms old, and several such granted back to back let a host see
+ * 15 requests in a second at a limit of 10 (test/queue/cluster.slow.test.ts, load ~8 on 2 cores). Waits
+ * (`msBeforeNext`) are still reckoned on the worker's clock: workers on several machines need NTP.
  *
  * The concurrency limit stays per worker process (the local p-queue this returns): N workers may have
  * N × concurrency requests in flight to one host.
@@ -92,7 +96,7 @@ export class SharedHostLimits {
   }
 
   #limiter(prefix: string, points: number, seconds: number): RateLimiterPostgres {
-    return new RateLimiterPostgres({
+    return new DbClockLimiter({
       storeClient: this.#pool,
       tableName: TABLE,
       tableCreated: true,
@@ -139,6 +143,36 @@ export class SharedHostLimits {
     const ms = header === undefined ? null : parseRetryAfter(header);
     if (ms === null || ms <= 0) return;
     await this.#pauses.block(host, Math.ceil(Math.min(ms, RETRY_AFTER_CAP_MS) / 1000));
+  }
+}
+
+/**
+ * RateLimiterPostgres with its window reckoned on PostgreSQL's clock when the statement holds the row:
+ * rate-limiter-flexible 11.4 sends the worker's `Date.now()` taken before it even has a connection
+ * (`_upsert`, which this replaces with the same statement on `clock_timestamp()`; its results are read as
+ * before). Revisit when upgrading the library.
+ */
+class DbClockLimiter extends RateLimiterPostgres {
+  _upsert(key: string, points: number, msDuration: number, forceExpire = false): Promise<unknown> {
+    const self = this as unknown as {
+      tableCreated: boolean;
+      _getTableIdentifier(): string;
+      _query(q: { name: string; text: string; values: unknown[] }): Promise<unknown>;
+    };
+    if (!self.tableCreated) return Promise.reject(new Error('Table is not created yet'));
+    const table = self._getTableIdentifier();
+    const now = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+    const fresh = `CASE WHEN $3::bigint > 0 THEN ${now} + $3::bigint END`;
+    const expired = `(${table}.expire <= ${now} OR ${forceExpire ? 'true' : 'false'})`;
+    return self._query({
+      name: forceExpire ? 'calsync-upsert-force' : 'calsync-upsert',
+      text: `INSERT INTO ${table} VALUES ($1, $2, ${fresh})
+             ON CONFLICT (key) DO UPDATE SET
+               points = CASE WHEN ${expired} THEN $2 ELSE ${table}.points + ($2) END,
+               expire = CASE WHEN ${expired} THEN ${fresh} ELSE ${table}.expire END
+             RETURNING points, expire`,
+      values: [key, points, msDuration],
+    });
   }
 }
 

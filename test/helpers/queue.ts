@@ -139,4 +139,15 @@ export function busiestSecond(arrivals: readonly number[]): number {
   return most;
 }
 
+/** The arrivals of the busiest 1,000 ms, as gaps (ms) from the first: what a failed rate check shows. */
+export function busiestWindow(arrivals: readonly number[]): number[] {
+  const at = [...arrivals].sort((a, b) => a - b);
+  let best: number[] = [];
+  for (let i = 0, j = 0; j < at.length; j++) {
+    while (at[j] - at[i] >= 1000) i++;
+    if (j - i + 1 > best.length) best = at.slice(i, j + 1);
+  }
+  return best.map((t) => t - best[0]);
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
