@@ -25,7 +25,7 @@ import {
   type TargetHost,
 } from '../helpers/cluster.ts';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.ts';
-import { busiestSecond, busiestWindow, startWorker } from '../helpers/queue.ts';
+import { busiestSecond, busiestWindow, stallsAsOne, startWorker } from '../helpers/queue.ts';
 import { tempDir } from '../writer/setup.ts';
 
 const missing = postgresMissing();
@@ -63,21 +63,6 @@ async function midRun(db: Client, worker: string, ms: number): Promise<string> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${worker} was never seen in the middle of a run`);
-}
-
-/**
- * Arrivals with those closer than `ms` to the one before taken as one: the backlog of a process that was
- * not scheduled for a while, not grants of the limiter. The limiter grants a host's requests at least
- * spacingMs(rate) apart on PostgreSQL's clock (src/queue/host-limits.ts); what the host's log shows closer
- * than a third of that is requests that waited together — in a worker that granted them and was then
- * descheduled, or in the server, which stamps a request when its event loop reads it. On this shared
- * 2-core machine at load 9–13 such bursts of 3–6 requests within 10–50 ms put 14 requests into one second
- * of a host limited to 10 (raw count, printed with the window); a client-side limiter cannot prevent it,
- * only a larger margin (JITTER_MS) could. See ARCHITECTURE.md, "Workers and the queue".
- */
-function stallsAsOne(arrivals: readonly number[], ms: number): number[] {
-  const at = [...arrivals].sort((a, b) => a - b);
-  return at.filter((t, i) => i === 0 || t - at[i - 1] >= ms);
 }
 
 describe.skipIf(missing)('a cluster: PostgreSQL, 5 target hosts, 3 workers, 200 pipelines', () => {
