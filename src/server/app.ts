@@ -17,6 +17,7 @@ import { defaultFeeds, type FeedSpec } from '../export/feed-spec.ts';
 import type { Caller } from '../model/capabilities.ts';
 import { formatUtcNow } from '../model/datetime.ts';
 import { storageFault } from '../store/errors.ts';
+import type { Notices } from '../store/notices.ts';
 import type { Store } from '../store/store.ts';
 import { AppPasswordVerifier } from './auth/app-passwords.ts';
 import { authenticate, basicScheme, bearerScheme, type SchemeHandler } from './auth/authenticate.ts';
@@ -38,6 +39,7 @@ import {
   registerBrowserDefences,
   registerSecurityHeaders,
   serverOptions,
+  shareFailures,
 } from './security/index.ts';
 
 declare module 'fastify' {
@@ -62,6 +64,8 @@ export interface AppOptions extends ServerOptions {
   demo?: DemoSchedule;
   /** Feeds served at /feeds/<name>.ics (src/export/feed-spec.ts); default one, `all`. */
   feeds?: readonly FeedSpec[];
+  /** Notices of the other servers on the same database (several processes on one PostgreSQL). */
+  notices?: Notices;
 }
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -102,6 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('credentials', credentials);
   // Before authentication: a blocked address does not cost a password hash.
   if (counter) registerAuthThrottle(app, counter, (req) => credentials.checked(req));
+  if (counter && options.notices) await shareFailures(counter, options.notices);
   app.addHook('onRequest', async (req) => {
     // The token endpoint's Basic header names an OAuth client, not a user (RFC 6749 §2.3.1).
     const clientAuth = (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth;

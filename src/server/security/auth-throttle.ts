@@ -18,9 +18,15 @@
  *
  * Memory: at most `maxClients` addresses are remembered; the least recently failing is forgotten
  * first. IPv6 clients are counted per /64, the block one host usually holds.
+ *
+ * Several servers on one database (`shareFailures`): each failure is also told to the others, which
+ * count it as their own, so guessing does not get N times the attempts behind N servers. Checks still
+ * running are counted per server only: parallel guesses spread over N servers may have up to N ×
+ * `maxFailures` checked before every server has heard of the failures (milliseconds).
  */
 import { isIPv4, isIPv6 } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Notices } from '../../store/notices.ts';
 import { tooManyFailures } from '../errors.ts';
 
 export interface AuthThrottleOptions {
@@ -50,6 +56,7 @@ export class FailureCounter {
   readonly #now: () => Date;
   // Insertion order is recency order: a failure re-inserts its key.
   readonly #windows = new Map<string, Window>();
+  #told: ((key: string) => void) | undefined;
 
   constructor(options: AuthThrottleOptions, now: () => Date = () => new Date()) {
     this.#options = options;
@@ -92,11 +99,18 @@ export class FailureCounter {
     if (failed) this.recordFailure(reservation.key);
   }
 
-  recordFailure(key: string): void {
+  /** Counts a failure of `key`; `elsewhere` when another server counted it first (shareFailures). */
+  recordFailure(key: string, elsewhere = false): void {
     const now = this.#now().getTime();
     const w = this.#current(key, now) ?? { start: now, failures: 0, pending: 0 };
     w.failures++;
     this.#touch(key, w);
+    if (!elsewhere) this.#told?.(key);
+  }
+
+  /** Calls `tell` with the key of each failure counted here (not of those counted elsewhere). */
+  tellFailures(tell: (key: string) => void): void {
+    this.#told = tell;
   }
 
   #touch(key: string, w: Window): void {
@@ -117,6 +131,14 @@ export class FailureCounter {
     }
     return w;
   }
+}
+
+const FAILURES_CHANNEL = 'calsync_auth_failures';
+
+/** Counts the failures of every server on the database of `notices` in `counter`, and tells them its own. */
+export async function shareFailures(counter: FailureCounter, notices: Notices): Promise<void> {
+  await notices.subscribe(FAILURES_CHANNEL, (key) => counter.recordFailure(key, true));
+  counter.tellFailures((key) => notices.publish(FAILURES_CHANNEL, key));
 }
 
 /** The counting key of an address: IPv4 as is (also when IPv4-mapped), IPv6 by its /64 prefix. */

@@ -4,6 +4,7 @@ export {
   clientKey,
   FailureCounter,
   registerAuthThrottle,
+  shareFailures,
 } from './auth-throttle.ts';
 export { registerBrowserDefences, withoutBasic } from './browsers.ts';
 export { type CredentialCheck, CredentialGate } from './credential-gate.ts';
