@@ -31,9 +31,13 @@ const { values: opts } = parseArgs({ options: { events: { type: 'string', defaul
 const dir = mkdtempSync(join(tmpdir(), 'calsync-bench-import-'));
 const log = (s: string) => process.stderr.write(`${s}\n`);
 
-/** `npm run import -- file --data … --report …` as a child process: its report and wall-clock seconds. */
-function importOnce(file: string, name: string): { report: RunReport; wallSeconds: number } {
+/** `npm run import -- file --data … --report …` as a child process: its report, wall-clock and CPU seconds. */
+function importOnce(
+  file: string,
+  name: string,
+): { report: RunReport; wallSeconds: number; cpuSeconds: number } {
   const reportFile = join(dir, `${name}.json`);
+  const cpuFile = join(dir, `${name}.cpu.json`);
   // The script's own command line, so that the Node flags measured are the ones users get.
   const [, ...flags] = pkg.scripts.import.split(' ').slice(0, -1);
   const started = performance.now();
@@ -41,6 +45,8 @@ function importOnce(file: string, name: string): { report: RunReport; wallSecond
     process.execPath,
     [
       ...flags,
+      '--import',
+      join(ROOT, 'bench/cpu-at-exit.ts'),
       join(ROOT, 'src/cli/import.ts'),
       file,
       '--data',
@@ -48,11 +54,19 @@ function importOnce(file: string, name: string): { report: RunReport; wallSecond
       '--report',
       reportFile,
     ],
-    { env: { ...process.env, CALSYNC_NOW: NOW.toISOString() }, encoding: 'utf8' },
+    {
+      env: { ...process.env, CALSYNC_NOW: NOW.toISOString(), CALSYNC_BENCH_CPU_FILE: cpuFile },
+      encoding: 'utf8',
+    },
   );
   const wallSeconds = (performance.now() - started) / 1000;
   if (child.status !== 0) throw new Error(`import exited ${child.status}:\n${child.stdout}\n${child.stderr}`);
-  return { report: JSON.parse(readFileSync(reportFile, 'utf8')), wallSeconds };
+  const cpu = JSON.parse(readFileSync(cpuFile, 'utf8')) as { user_s: number; system_s: number };
+  return {
+    report: JSON.parse(readFileSync(reportFile, 'utf8')),
+    wallSeconds,
+    cpuSeconds: cpu.user_s + cpu.system_s,
+  };
 }
 
 const writes = (r: RunReport) => (r.requests.POST ?? 0) + (r.requests.PUT ?? 0) + (r.requests.DELETE ?? 0);
@@ -80,6 +94,7 @@ try {
     `source stage: ${records.length} records, ${entities.length} entities in ${sourceSeconds.toFixed(2)} s`,
   );
 
+  const loadBefore = loadavg()[0];
   const first = importOnce(file, 'first');
   log(`first import: ${first.wallSeconds.toFixed(2)} s`);
   const rerun = importOnce(file, 'rerun');
@@ -88,12 +103,19 @@ try {
   const runSeconds = first.report.durationMs / 1000;
   const events = first.report.counts.event.created;
   const figures = {
-    machine: { cpus: cpus().length, load: loadavg()[0].toFixed(2), node: process.version },
+    // The 1-minute load average before the first import and after the re-run: other work on the machine.
+    machine: {
+      cpus: cpus().length,
+      load: `${loadBefore.toFixed(2)}–${loadavg()[0].toFixed(2)}`,
+      node: process.version,
+    },
     input: { ...stats, bytes: ics.length, records: records.length, entities: entities.length },
     source_stage_s: round(sourceSeconds),
     first: {
       run_s: round(runSeconds),
       wall_s: round(first.wallSeconds),
+      // The import process's CPU time (all threads), comparable across machine load where wall time is not.
+      cpu_s: round(first.cpuSeconds),
       events,
       events_per_s: Math.round(events / runSeconds),
       writes: writes(first.report),
@@ -105,6 +127,7 @@ try {
     rerun: {
       run_s: round(rerun.report.durationMs / 1000),
       wall_s: round(rerun.wallSeconds),
+      cpu_s: round(rerun.cpuSeconds),
       beyond_source_stage_s: round(rerun.report.durationMs / 1000 - sourceSeconds),
       writes: writes(rerun.report),
       unchanged: rerun.report.counts.event.unchanged,

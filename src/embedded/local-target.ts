@@ -1,7 +1,9 @@
 /**
  * `openLocalTarget({ dataFile })`: the embedded target — our own server app built in-process over the
- * SQLite file that `npm run serve` serves, called through `app.inject` (no socket, no port). STYLE.md:
- * "The local import target uses the same app in-process", so imports obey exactly the API's rules.
+ * SQLite file that `npm run serve` serves, called without a socket or port: writes through the app's
+ * in-process caller (src/server/in-process.ts: the route handlers with the app's own authentication, body
+ * parsing and error answers, without HTTP's costs), anything else through `app.inject`. STYLE.md: "The
+ * local import target uses the same app in-process", so imports obey exactly the API's rules.
  *
  * It authenticates with an extra scheme, `Local calsync`, that exists only on this in-process app; the
  * app that `serve` exposes to the network never has it. The caller is an administrator named `calsync`,
@@ -122,13 +124,14 @@ async function inject(
   prefix: string,
   req: TransportRequest,
 ): Promise<TransportResponse> {
-  const res = await app.inject({
-    method: req.method,
-    url: `${prefix}${req.path}${queryString(req.query)}`,
-    // light-my-request copies the headers it is given.
-    headers: req.body === undefined ? BARE_HEADERS : JSON_HEADERS,
-    payload: req.body === undefined ? undefined : JSON.stringify(req.body),
-  });
+  const url = `${prefix}${req.path}${queryString(req.query)}`;
+  const headers = req.body === undefined ? BARE_HEADERS : JSON_HEADERS;
+  const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
+  // Writes go to the route's handler directly (src/server/in-process.ts: the same checks and answer,
+  // without HTTP's costs); what it does not take, through Fastify. light-my-request copies the headers.
+  const direct = await app.inProcess({ method: req.method, url, headers, payload });
+  if (direct) return { status: direct.status, headers: direct.headers, text: direct.body.toString() };
+  const res = await app.inject({ method: req.method, url, headers, payload });
   return { status: res.statusCode, headers: flattenHeaders(res.headers), text: res.body };
 }
 

@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import fastifyCompress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { defaultFeeds, type FeedSpec } from '../export/feed-spec.ts';
 import type { Caller } from '../model/capabilities.ts';
 import { formatUtcNow } from '../model/datetime.ts';
@@ -26,12 +26,19 @@ import { parseNested, registerBodyParsers, tooLarge } from './body.ts';
 import { type Config, resolveConfig, type ServerOptions } from './config.ts';
 import { registerNotFound } from './error-pages.ts';
 import { ApiError, storageError } from './errors.ts';
+import {
+  type InProcessAnswer,
+  type InProcessCaller,
+  type InProcessDeps,
+  inProcessCaller,
+} from './in-process.ts';
 import { type DemoSchedule, pagesPlugin } from './pages/index.ts';
+import type { ApiRequest } from './request.ts';
 import { registerResponseCache } from './response-cache.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
-import { effectiveMethod, type RouteSpec } from './routes/spec.ts';
+import { effectiveMethod, type RouteEntry, type RouteSpec } from './routes/spec.ts';
 import {
   CredentialGate,
   FailureCounter,
@@ -47,6 +54,10 @@ declare module 'fastify' {
     store: Store;
     config: Config;
     routeSpecs: RouteSpec[];
+    /** The routes of `defineRoute`, for the in-process caller. */
+    routeEntries: RouteEntry[];
+    /** Write requests handled without HTTP (in-process.ts); `null` for those to send through `inject`. */
+    inProcess: InProcessCaller;
     /** Password checks: throttled per address, bounded overall (security/credential-gate.ts). */
     credentials: CredentialGate;
   }
@@ -86,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('store', options.store);
   app.decorate('config', config);
   app.decorate('routeSpecs', [] as RouteSpec[]);
+  app.decorate('routeEntries', [] as RouteEntry[]);
   app.decorateRequest('caller', null);
 
   // First of the onRequest hooks: answers made by the hooks after it carry the headers too.
@@ -107,31 +119,47 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Before authentication: a blocked address does not cost a password hash.
   if (counter) registerAuthThrottle(app, counter, (req) => credentials.checked(req));
   if (counter && options.notices) await shareFailures(counter, options.notices);
-  app.addHook('onRequest', async (req) => {
-    // The token endpoint's Basic header names an OAuth client, not a user (RFC 6749 §2.3.1).
-    const clientAuth = (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth;
-    if (!clientAuth) {
-      const header = req.headers.authorization;
-      req.caller = await authenticate(header, schemes, effectiveMethod(req), credentials.forRequest(req));
-    }
-    // Scheduled posts whose date has come are published before anything reads them (B.1). On a full
-    // or read-only disk they wait: reads must go on.
+  /** Who the caller is, then scheduled publishing: the first steps of every request (in-process.ts too). */
+  const admit = async (req: ApiRequest) => {
+    req.caller = await authenticate(
+      req.headers.authorization,
+      schemes,
+      effectiveMethod(req),
+      credentials.forRequest(req),
+    );
+    await publishDue();
+  };
+  // Scheduled posts whose date has come are published before anything reads them (B.1). On a full
+  // or read-only disk they wait: reads must go on.
+  const publishDue = async () => {
     try {
       await options.store.publishDue(formatUtcNow(config.now()));
     } catch (err) {
       if (!storageFault(err)) throw err;
     }
+  };
+  app.addHook('onRequest', async (req) => {
+    // The token endpoint's Basic header names an OAuth client, not a user (RFC 6749 §2.3.1).
+    const clientAuth = (req.routeOptions.config as { clientAuth?: boolean } | undefined)?.clientAuth;
+    if (clientAuth) await publishDue();
+    else await admit(req);
   });
 
   const apiLink = `<${config.apiBase}/>; rel="https://api.w.org/"`;
   // A callback hook, not an async one: it runs on every response and has nothing to wait for.
-  app.addHook('onSend', (req, reply, payload, done) => {
+  const commonHeaders: InProcessDeps['commonHeaders'] = (reply, caller, allow) => {
     reply.header('link', apiLink);
     reply.header('vary', 'Accept, Origin');
     reply.header('access-control-expose-headers', 'X-TEC-Total, X-TEC-TotalPages, Link');
-    const allow = (req.routeOptions.config as { allow?: () => string } | undefined)?.allow;
     if (allow) reply.header('allow', allow());
-    if (req.caller) reply.header('cache-control', 'no-store');
+    if (caller) reply.header('cache-control', 'no-store');
+  };
+  app.addHook('onSend', (req, reply, payload, done) => {
+    commonHeaders(
+      reply,
+      req.caller,
+      (req.routeOptions.config as { allow?: () => string } | undefined)?.allow,
+    );
     done(null, payload);
   });
   // After authentication (the caller is part of the key) and after the headers above (they are kept).
@@ -141,10 +169,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerNotFound(app);
   app.setErrorHandler(async (err, req, reply) => {
-    const apiError = toApiError(err);
-    if (apiError.status >= 500) req.log.error({ err }, 'request failed');
-    reply.headers(apiError.headers).code(apiError.status).type('application/json; charset=UTF-8');
-    return apiError.toJSON();
+    const answer = errorAnswer(err, req.log);
+    reply.headers(answer.headers).code(answer.status);
+    return answer.body;
   });
 
   await app.register(registerRoutes, { prefix: `${config.apiPrefix}/calendar/events/v1` });
@@ -170,8 +197,31 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         setHeaders: (reply) => reply.header('cross-origin-resource-policy', 'cross-origin'),
       });
   }
+  app.decorate(
+    'inProcess',
+    inProcessCaller({
+      app,
+      routes: app.routeEntries,
+      admit,
+      errorAnswer,
+      commonHeaders,
+      bodyLimit: config.bodyLimit,
+      schemes: new Set(Object.keys(options.schemes ?? {}).map((name) => name.toLowerCase())),
+    }),
+  );
   app.addHook('onClose', async () => options.store.close());
   return app;
+}
+
+/** The error handler's answer: the catalogue's status, headers and `{code, message, data}` (A.8). */
+function errorAnswer(err: unknown, log: FastifyBaseLogger): InProcessAnswer {
+  const apiError = toApiError(err);
+  if (apiError.status >= 500) log.error({ err }, 'request failed');
+  return {
+    status: apiError.status,
+    headers: { ...apiError.headers, 'content-type': 'application/json; charset=UTF-8' },
+    body: JSON.stringify(apiError.toJSON()),
+  };
 }
 
 /** Maps Fastify's own errors and storage faults onto the catalogue; anything unknown is a 500. */

@@ -28,17 +28,22 @@ export function bodyParams(body: unknown): Record<string, unknown> {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
 }
 
+/** A JSON body's value: `{}` when empty, the marker above when it does not parse. */
+export function parseJsonBody(body: string): unknown {
+  const text = body.trim();
+  if (text === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    return INVALID_JSON;
+  }
+}
+
 export async function registerBodyParsers(app: FastifyInstance, limit: number): Promise<void> {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, {});
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      done(null, INVALID_JSON);
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, parseJsonBody(body as string)),
+  );
   await app.register(formbody, { parser: parseNested });
   await app.register(multipart, { attachFieldsToBody: true, limits: { fileSize: limit, fieldSize: limit } });
   // Registered after the plugin, so this runs after its own preValidation has read the parts.

@@ -191,7 +191,7 @@ function varyOnCoding(reply: FastifyReply): void {
 }
 
 /** The answer of this request depends on more than the cache key (e.g. the current time): not kept. */
-export function uncacheable(reply: FastifyReply): void {
+export function uncacheable(reply: { request: Pick<FastifyRequest, 'responseCacheSlot'> }): void {
   const slot = reply.request.responseCacheSlot;
   if (slot) slot.skip = true;
 }

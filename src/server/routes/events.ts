@@ -2,7 +2,7 @@
  * Event routes (contract B.5–B.8): the list, create, and the by-id and by-slug item routes.
  * Handlers follow B.0's order: capability, resolve, per-item checks, validate, write.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { eventsToIcal } from '../../export/ical.ts';
 import { canCreate, canRead } from '../../model/capabilities.ts';
@@ -22,6 +22,7 @@ import {
   notFoundBySlug,
 } from '../errors.ts';
 import { parseParams } from '../params.ts';
+import type { ApiRequest } from '../request.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { planEventList } from '../services/event-list.ts';
 import { writeEvent } from '../services/event-write.ts';
@@ -123,7 +124,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
   for (const bySlug of [false, true]) {
     const path = bySlug ? '/events/by-slug/{slug}' : '/events/{id}';
     const what = bySlug ? 'by slug' : 'by id';
-    const resolve = async (req: FastifyRequest): Promise<EventRecord> => {
+    const resolve = async (req: ApiRequest): Promise<EventRecord> => {
       const { id, slug } = req.params as { id?: string; slug?: string };
       const found = await (bySlug ? store.findBySlug('event', slug!) : store.getEvent(Number(id)));
       if (found?.kind !== 'event') throw bySlug ? notFoundBySlug('event', slug!) : notFoundById('event', id!);
@@ -240,7 +241,7 @@ export async function eventRoutes(app: FastifyInstance): Promise<void> {
  * Write parameters of an item route. On by-slug routes the path `{slug}` only finds the event:
  * a `slug` in the body (or query) is the new slug (T101), so the path's must not override it.
  */
-function writeParams(req: FastifyRequest, bySlug: boolean): Record<string, unknown> {
+function writeParams(req: ApiRequest, bySlug: boolean): Record<string, unknown> {
   if (!bySlug) return requestParams(req);
   const { slug } = { ...(req.query as object), ...bodyParams(req.body) } as { slug?: unknown };
   const { slug: _path, ...rest } = requestParams(req);

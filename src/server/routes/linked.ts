@@ -4,7 +4,7 @@
  * the kinds is the data in `KINDS`. Handlers follow B.0's order: capability, resolve,
  * per-item checks, validate, value-dependent checks (in the services), write.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { canCreate, canRead } from '../../model/capabilities.ts';
 import {
@@ -31,6 +31,7 @@ import {
   notFoundBySlug,
 } from '../errors.ts';
 import { parseParams } from '../params.ts';
+import type { ApiRequest } from '../request.ts';
 import { uncacheable } from '../response-cache.ts';
 import { contextOf, type WriteContext } from '../services/context.ts';
 import { createLinked, deleteLinked, trashLinked, updateLinked } from '../services/linked-write.ts';
@@ -173,7 +174,7 @@ export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesO
   for (const bySlug of [false, true]) {
     const path = bySlug ? `/${k.plural}/by-slug/{slug}` : `/${k.plural}/{id}`;
     const what = bySlug ? 'by slug' : 'by id';
-    const resolve = async (req: FastifyRequest): Promise<LinkedRecord> => {
+    const resolve = async (req: ApiRequest): Promise<LinkedRecord> => {
       const { id, slug } = req.params as { id?: string; slug?: string };
       const found = await (bySlug ? store.findBySlug(kind, slug!) : store.getLinked(kind, Number(id)));
       if (found?.kind !== kind) throw bySlug ? notFoundBySlug(kind, slug!) : notFoundById(kind, id!);

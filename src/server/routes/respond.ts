@@ -2,10 +2,11 @@
  * Responses in the negotiated format (contract D6, B.12) and list envelopes (A.7): the
  * same document goes out as JSON, XML, iCalendar or CSV, with the `X-TEC-*` totals.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+
 import { ApiError } from '../errors.ts';
 import { contentType, type MediaType, negotiate } from '../formats/negotiate.ts';
 import { toXml } from '../formats/xml.ts';
+import type { ApiReply, ApiRequest } from '../request.ts';
 
 export interface Alternatives {
   ical?: () => string;
@@ -14,7 +15,7 @@ export interface Alternatives {
 
 /** The format this request asks for among `available`, or null when none fits. */
 export function negotiated(
-  req: FastifyRequest,
+  req: ApiRequest,
   available: readonly MediaType[] = ['json', 'xml'],
 ): MediaType | null {
   const q = req.query as Record<string, unknown>;
@@ -23,10 +24,7 @@ export function negotiated(
 }
 
 /** The format to answer in, decided before any work is done; 406 when none fits. */
-export function pickFormat(
-  req: FastifyRequest,
-  available: readonly MediaType[] = ['json', 'xml'],
-): MediaType {
+export function pickFormat(req: ApiRequest, available: readonly MediaType[] = ['json', 'xml']): MediaType {
   const type = negotiated(req, available);
   if (!type) {
     throw new ApiError(406, 'rest_not_acceptable', 'None of the requested media types is available.', {
@@ -36,7 +34,7 @@ export function pickFormat(
   return type;
 }
 
-export function send(reply: FastifyReply, type: MediaType, doc: unknown, alt: Alternatives = {}) {
+export function send(reply: ApiReply, type: MediaType, doc: unknown, alt: Alternatives = {}) {
   reply.type(contentType(type));
   switch (type) {
     case 'xml':
@@ -51,7 +49,7 @@ export function send(reply: FastifyReply, type: MediaType, doc: unknown, alt: Al
 }
 
 /** A JSON document already serialised (list pages built from kept fragments, render/event-json.ts). */
-export function sendJsonText<T extends string | Buffer>(reply: FastifyReply, json: T): T {
+export function sendJsonText<T extends string | Buffer>(reply: ApiReply, json: T): T {
   reply.type(contentType('json'));
   return json;
 }
@@ -89,6 +87,6 @@ export function paging(p: ListPage) {
   return { links, total: p.total, totalPages };
 }
 
-export function setTotals(reply: FastifyReply, total: number, totalPages: number) {
+export function setTotals(reply: ApiReply, total: number, totalPages: number) {
   reply.header('x-tec-total', String(total)).header('x-tec-totalpages', String(totalPages));
 }

@@ -4,11 +4,12 @@
  * index (B.3), the `Allow` header (A.9) and the OpenAPI document (B.4) are derived from
  * the records.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { bodyParams } from '../body.ts';
 import { noRoute } from '../errors.ts';
 import type { MediaType } from '../formats/negotiate.ts';
+import type { ApiReply, ApiRequest } from '../request.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -44,7 +45,18 @@ export interface RouteSpec {
 export const errors = (...statuses: number[]): ResponseSpec[] =>
   statuses.map((status) => ({ status, description: 'Error' }));
 
-export type Handler = (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+export type Handler = (req: ApiRequest, reply: ApiReply) => Promise<unknown>;
+
+/** A route as the in-process caller finds it: methods, path pattern with its parameter names, handler. */
+export interface RouteEntry {
+  methods: readonly Method[];
+  /** Anchored; groups in `names` order. */
+  pattern: RegExp;
+  names: readonly string[];
+  handler: Handler;
+  /** The route's Fastify `config` (`allow` for the common headers). */
+  config: { allow: () => string };
+}
 
 /** `/events/{id}` → `/events/:id(^\d+)`: ids are digits, so `/events/abc` is no route (B.0). */
 const toFastifyPath = (path: string) => path.replace('{id}', ':id(^\\d+)').replace('{slug}', ':slug');
@@ -60,7 +72,7 @@ const OVERRIDABLE = new Set<string>(['GET', 'PUT', 'PATCH', 'DELETE']);
  * names. Authentication decides OAuth scopes on this one, or a `write` token could read drafts
  * through `POST` + `X-HTTP-Method-Override: GET`.
  */
-export function effectiveMethod(req: FastifyRequest): string {
+export function effectiveMethod(req: Pick<FastifyRequest, 'method' | 'headers'>): string {
   if (req.method !== 'POST') return req.method;
   const override = String(req.headers['x-http-method-override'] ?? '').toUpperCase();
   return OVERRIDABLE.has(override) ? override : req.method;
@@ -72,22 +84,44 @@ export function defineRoute(app: FastifyInstance, spec: RouteSpec, handler: Hand
   const handlers = overrideTargets(app, spec.path);
   for (const m of spec.methods) handlers.set(m, handler);
   let allow: string | undefined;
-  app.route({
-    method: spec.methods,
-    url,
+  const config = {
     // `allow` is asked on every response; routes of one path are all registered before the first.
-    config: { allow: () => (allow ??= allowFor(app, spec.path)), cache: spec.cache, formats: spec.formats },
-    handler: async (req, reply) => {
-      // X-HTTP-Method-Override on POST (B.0), for clients that can only send GET and POST.
-      const override = effectiveMethod(req);
-      if (override !== req.method) {
-        const target = handlers.get(override as Method);
-        if (!target) throw noRoute();
-        return target(req, reply);
-      }
-      return handler(req, reply);
-    },
+    allow: () => (allow ??= allowFor(app, spec.path)),
+    cache: spec.cache,
+    formats: spec.formats,
+  };
+  const routeHandler: Handler = async (req, reply) => {
+    // X-HTTP-Method-Override on POST (B.0), for clients that can only send GET and POST.
+    const override = effectiveMethod(req);
+    if (override !== req.method) {
+      const target = handlers.get(override as Method);
+      if (!target) throw noRoute();
+      return target(req, reply);
+    }
+    return handler(req, reply);
+  };
+  app.route({ method: spec.methods, url, config, handler: routeHandler });
+  app.routeEntries.push({
+    methods: spec.methods,
+    ...routePattern(app.prefix, spec.path),
+    handler: routeHandler,
+    config,
   });
+}
+
+/**
+ * `/calendar/events/v1` + `/events/{id}` → `^/calendar/events/v1/events/(\d+)/?$`: what Fastify's router
+ * matches for the path (`:id(^\d+)`, `:slug` one segment, a trailing slash ignored), for the in-process
+ * caller. Requests it does not match go through Fastify (src/server/in-process.ts).
+ */
+function routePattern(prefix: string, path: string): { pattern: RegExp; names: string[] } {
+  const names: string[] = [];
+  const escaped = `${prefix}${path}`.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  const source = escaped.replace(/\{(id|slug)\}/g, (_m, name: string) => {
+    names.push(name);
+    return name === 'id' ? '(\\d+)' : '([^/]+)';
+  });
+  return { pattern: new RegExp(`^${source}/?$`), names };
 }
 
 const overrideMaps = new WeakMap<RouteSpec[], Map<string, Map<Method, Handler>>>();
@@ -105,6 +139,6 @@ function allowFor(app: FastifyInstance, path: string): string {
 }
 
 /** Query, body and path parameters merged: body overrides query, path always wins (B.0). */
-export function requestParams(req: FastifyRequest): Record<string, unknown> {
+export function requestParams(req: Pick<ApiRequest, 'query' | 'body' | 'params'>): Record<string, unknown> {
   return { ...(req.query as object), ...bodyParams(req.body), ...(req.params as object) };
 }

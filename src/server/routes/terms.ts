@@ -4,7 +4,7 @@
  * Reading terms is public; writing needs term rights (B.2: categories author+, tags editor+),
  * checked before the id is resolved (B.0).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { canManageTerms, canRead } from '../../model/capabilities.ts';
 import {
   Category,
@@ -22,6 +22,7 @@ import { renderTerm } from '../../render/term.ts';
 import type { Store, TermRecord } from '../../store/store.ts';
 import { forbidden, invalidParam, notFoundById } from '../errors.ts';
 import { parseParams } from '../params.ts';
+import type { ApiRequest } from '../request.ts';
 import { contextOf } from '../services/context.ts';
 import { createTerm, updateTerm } from '../services/term-write.ts';
 import { refuseLockedFilter } from '../services/visibility.ts';
@@ -68,14 +69,14 @@ export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptio
   const collection = () => `${app.config.apiBase}/calendar/events/v1/${kind}`;
   const render = async (t: TermRecord, withLinks: boolean) =>
     renderTerm(t, app.config, kind === 'categories' ? await ancestorSlugs(store, t) : [], withLinks);
-  const resolve = async (req: FastifyRequest): Promise<TermRecord> => {
+  const resolve = async (req: ApiRequest): Promise<TermRecord> => {
     const { id } = req.params as { id: string };
     const term = await store.getTerm(kind, Number(id));
     if (!term) throw notFoundById(k.one, id);
     return term;
   };
   /** B.0 step 3: the capability comes before the id is resolved or the body read. */
-  const mayManage = (req: FastifyRequest) => {
+  const mayManage = (req: ApiRequest) => {
     if (!canManageTerms(req.caller, kind)) throw forbidden(req.caller === null);
   };
 

@@ -2,11 +2,12 @@
  * Which statuses a caller's list shows (contract B.2, B.5 "Default status", E4), and which
  * password-protected events a request has unlocked (A.10).
  */
-import type { FastifyRequest } from 'fastify';
+
 import { type Caller, canEdit, canListUnpublished, isEditor } from '../../model/capabilities.ts';
 import type { Status } from '../../model/index.ts';
 import type { EventRecord, ProtectedTextAccess, Visibility } from '../../store/store.ts';
 import { ApiError, forbidden } from '../errors.ts';
+import type { ApiRequest } from '../request.ts';
 
 const READABLE: Status[] = ['publish', 'future', 'draft', 'pending', 'private'];
 
@@ -39,7 +40,7 @@ const isProtected = (e: EventRecord) => e.password !== null && e.password !== ''
  * counted like a login (security/credential-gate.ts): event passwords cannot be guessed without limit.
  */
 export function lockedEvents(
-  req: FastifyRequest,
+  req: ApiRequest,
   events: readonly EventRecord[],
   password: string | undefined,
 ): Set<EventRecord> {
@@ -51,7 +52,7 @@ export function lockedEvents(
 }
 
 /** A.10: a list filtered by a protected event the caller has not opened would show what its item hides. */
-export function refuseLockedFilter(req: FastifyRequest, event: EventRecord): void {
+export function refuseLockedFilter(req: ApiRequest, event: EventRecord): void {
   if (isProtected(event) && !canEdit(req.caller, event)) {
     throw new ApiError(
       403,

@@ -1,0 +1,177 @@
+/**
+ * `inProcessCaller(deps)`: a write request to the app handled without HTTP — for the local import target
+ * (src/embedded/local-target.ts), which sends ~15,000 of them per 10,000-event file. It runs the parts of
+ * Fastify's lifecycle that decide the answer, with the same functions the app's hooks and handler run:
+ *
+ * 1. `admit` (app.ts's onRequest hook): authentication by the same scheme table, then scheduled publishing;
+ * 2. the route found among `defineRoute`'s (routes/spec.ts), its path parameters as Fastify's router gives
+ *    them, the query parsed by the router's parser (`parseNested`) and the body by the JSON body parser
+ *    (`parseJsonBody`);
+ * 3. the route's handler (X-HTTP-Method-Override included), with the request and reply parts handlers may
+ *    use (`ApiRequest`, `ApiReply`);
+ * 4. errors rendered by the app's error handler (`errorAnswer`), and the common headers (`commonHeaders`).
+ *
+ * What it leaves out only concerns a network client: no socket, light-my-request or Fastify hook chain,
+ * and none of the hooks that have nothing to do for these requests — security headers (helmet), the
+ * cross-origin write check (no `Origin`), the failed-authentication throttle (only the in-process
+ * schemes are taken here, never a password or token to guess), the response cache (GETs are not taken
+ * here) and compression (no `Accept-Encoding`). A request it cannot take as Fastify would (a GET, another header, a path no route
+ * declares or one Fastify would decode differently, a body over the limit) is `null`, and the caller sends
+ * it through `app.inject`: the answers are the same either way (test/server/in-process.test.ts).
+ */
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { parseJsonBody, parseNested } from './body.ts';
+import type { ApiReply, ApiRequest } from './request.ts';
+import type { Method, RouteEntry } from './routes/spec.ts';
+
+export interface InProcessRequest {
+  method: Method;
+  /** As on the wire: the API prefix, the path and `?query`, percent-encoded. */
+  url: string;
+  /** Lower-case names. */
+  headers: Readonly<Record<string, string>>;
+  /** The JSON text of the body, as a client would send it. */
+  payload?: string;
+}
+
+export interface InProcessAnswer {
+  status: number;
+  /** Lower-case names, as the handler and the app's hooks set them. */
+  headers: Record<string, string>;
+  body: string | Buffer;
+}
+
+export type InProcessCaller = (req: InProcessRequest) => Promise<InProcessAnswer | null>;
+
+type Admit = (req: ApiRequest) => Promise<void>;
+
+export interface InProcessDeps {
+  app: FastifyInstance;
+  routes: readonly RouteEntry[];
+  /** app.ts's onRequest hook: authenticates (`req.caller`) and publishes what is due. */
+  admit: Admit;
+  /** app.ts's error handler: status, headers and the error document of anything thrown. */
+  errorAnswer: (err: unknown, log: FastifyBaseLogger) => InProcessAnswer;
+  /** app.ts's onSend hook: the headers every answer carries. */
+  commonHeaders: (
+    reply: { header(name: string, value: string): unknown },
+    caller: unknown,
+    allow: (() => string) | undefined,
+  ) => void;
+  bodyLimit: number;
+  /**
+   * Lower-case names of the schemes taken here: the app's extra ones (`Local`), which exist only
+   * in-process. Basic and Bearer credentials go through Fastify, where the failed-authentication throttle
+   * counts and blocks guesses.
+   */
+  schemes: ReadonlySet<string>;
+}
+
+const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The headers taken here; a request with any other goes through Fastify, whose hooks may read it. */
+const TAKEN_HEADERS: ReadonlySet<string> = new Set(['authorization', 'content-type']);
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function inProcessCaller(deps: InProcessDeps): InProcessCaller {
+  const { app, routes } = deps;
+  return async (request) => {
+    if (!WRITES.has(request.method)) return null;
+    for (const name in request.headers) if (!TAKEN_HEADERS.has(name)) return null;
+    const auth = request.headers.authorization;
+    if (auth !== undefined && !deps.schemes.has(auth.split(' ', 1)[0].toLowerCase())) return null;
+    const type = request.headers['content-type'];
+    if (request.payload !== undefined && type !== 'application/json') return null;
+    if (request.payload !== undefined && Buffer.byteLength(request.payload) > deps.bodyLimit) return null;
+    const q = request.url.indexOf('?');
+    const path = q < 0 ? request.url : request.url.slice(0, q);
+    const found = match(routes, request.method, path);
+    if (!found) return null;
+
+    const req: ApiRequest & { responseCacheSlot: null } = {
+      method: request.method,
+      url: request.url,
+      headers: request.headers,
+      query: q < 0 ? {} : parseNested(request.url.slice(q + 1)),
+      // Fastify gives a body only to a request that has one; an empty JSON text is `{}` as there.
+      body: request.payload === undefined ? undefined : parseJsonBody(request.payload),
+      params: found.params,
+      caller: null,
+      server: app,
+      ip: '127.0.0.1',
+      responseCacheSlot: null,
+    };
+    const reply = new Reply(req);
+    let answer: InProcessAnswer;
+    try {
+      await deps.admit(req);
+      const payload = await found.route.handler(req, reply);
+      answer = { status: reply.statusCode, headers: reply.headerValues, body: serialise(payload, reply) };
+    } catch (err) {
+      answer = deps.errorAnswer(err, app.log);
+      for (const [k, v] of Object.entries(reply.headerValues)) answer.headers[k] ??= v;
+    }
+    const { headers } = answer;
+    deps.commonHeaders({ header: (k, v) => (headers[k] = v) }, req.caller, found.route.config.allow);
+    return answer;
+  };
+}
+
+/** The route and its decoded parameters, or null when none matches or a parameter does not decode. */
+function match(
+  routes: readonly RouteEntry[],
+  method: Method,
+  path: string,
+): { route: RouteEntry; params: Record<string, string> } | null {
+  for (const route of routes) {
+    if (!route.methods.includes(method)) continue;
+    const m = route.pattern.exec(path);
+    if (!m) continue;
+    const params: Record<string, string> = {};
+    try {
+      route.names.forEach((name, i) => {
+        params[name] = decodeURIComponent(m[i + 1]);
+      });
+    } catch {
+      return null;
+    }
+    return { route, params };
+  }
+  return null;
+}
+
+/** As Fastify sends a handler's value: text and bytes as they are, anything else as JSON. */
+function serialise(payload: unknown, reply: Reply): string | Buffer {
+  if (typeof payload === 'string' || Buffer.isBuffer(payload)) return payload;
+  reply.headerValues['content-type'] ??= JSON_TYPE;
+  return payload === undefined ? '' : JSON.stringify(payload);
+}
+
+/** The reply a handler writes its status and headers on (`ApiReply`). */
+class Reply implements ApiReply {
+  statusCode = 200;
+  readonly headerValues: Record<string, string> = {};
+  readonly request: ApiReply['request'];
+
+  constructor(request: ApiReply['request']) {
+    this.request = request;
+  }
+
+  code(status: number): this {
+    this.statusCode = status;
+    return this;
+  }
+
+  header(name: string, value: unknown): this {
+    this.headerValues[name.toLowerCase()] = String(value);
+    return this;
+  }
+
+  headers(values: Record<string, unknown>): this {
+    for (const [k, v] of Object.entries(values)) this.header(k, v);
+    return this;
+  }
+
+  type(contentType: string): this {
+    return this.header('content-type', contentType);
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The in-process caller (src/server/in-process.ts), the local import target's write path, answers exactly
+ * as the app does over HTTP: the same requests sent to two apps on identical stores — one through
+ * `app.inProcess`, one through Fastify (`app.inject`) — give the same status, body and headers, for
+ * creates, updates and deletes and for the rules the server enforces (validation with its code and
+ * field, permissions, slug uniqueness, term names, unknown ids, broken JSON).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Role } from '../../src/model/index.ts';
+import type { InProcessRequest } from '../../src/server/in-process.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
+import type { Store } from '../../src/store/store.ts';
+import { type Harness, makeApp, NS } from './harness.ts';
+
+/** `Local <login>`: the caller is that user, as the local target's scheme makes its own user the caller. */
+async function localApp(): Promise<Harness> {
+  const store: Store = openSqliteStore(':memory:');
+  return makeApp({ store, schemes: { local: async (login) => (await store.findUser(login)) ?? null } });
+}
+
+const EVENT = { title: 'Concert', start_date: '2027-03-01 19:00:00', end_date: '2027-03-01 22:00:00' };
+
+/** Headers a client could act on; the security headers of HTTP answers are not part of the in-process answer. */
+const COMPARED = [
+  'content-type',
+  'location',
+  'allow',
+  'www-authenticate',
+  'link',
+  'cache-control',
+  'retry-after',
+];
+
+function request(
+  method: InProcessRequest['method'],
+  path: string,
+  opts: { as?: Role; body?: unknown; payload?: string } = {},
+): InProcessRequest {
+  const headers: Record<string, string> = {};
+  if (opts.as) headers.authorization = `Local ${opts.as}`;
+  const payload = opts.payload ?? (opts.body === undefined ? undefined : JSON.stringify(opts.body));
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  return { method, url: `${NS}${path}`, headers, payload };
+}
+
+let direct: Harness;
+let http: Harness;
+beforeEach(async () => {
+  [direct, http] = await Promise.all([localApp(), localApp()]);
+});
+afterEach(async () => {
+  await Promise.all([direct.app.close(), http.app.close()]);
+});
+
+/** Sends `req` both ways; expects the same answer and returns it (body parsed). */
+async function both(req: InProcessRequest) {
+  const a = await direct.app.inProcess(req);
+  expect(a, `${req.method} ${req.url} taken in-process`).not.toBeNull();
+  const b = await http.app.inject({
+    method: req.method,
+    url: req.url,
+    headers: req.headers,
+    payload: req.payload,
+  });
+  const pick = (h: Record<string, unknown>) =>
+    Object.fromEntries(
+      COMPARED.filter((k) => h[k] !== undefined).map((k) => [k, String(h[k]).toLowerCase()]),
+    );
+  expect({ status: a!.status, body: a!.body.toString(), headers: pick(a!.headers) }).toEqual({
+    status: b.statusCode,
+    body: b.body,
+    headers: pick(b.headers),
+  });
+  return { status: a!.status, json: JSON.parse(a!.body.toString()) };
+}
+
+describe('the in-process caller answers as the server over HTTP', () => {
+  it('creates, updates and deletes events, venues, organizers and terms alike', async () => {
+    const venue = await both(
+      request('POST', '/venues', { as: 'administrator', body: { venue: 'Pier 7', city: 'Oslo' } }),
+    );
+    expect(venue.status).toBe(201);
+    const organizer = await both(request('POST', '/organizers', { as: 'editor', body: { organizer: 'Jo' } }));
+    const category = await both(
+      request('POST', '/categories', { as: 'administrator', body: { name: 'Music' } }),
+    );
+    const event = await both(
+      request('POST', '/events', {
+        as: 'administrator',
+        body: {
+          ...EVENT,
+          description: '<p>Live</p><script>x()</script>',
+          venue: venue.json.id,
+          organizer: [organizer.json.id],
+          categories: [category.json.id],
+          tags: ['jazz', 'outdoor'],
+          cost: '10-20',
+        },
+      }),
+    );
+    expect(event.status).toBe(201);
+    const id = event.json.id;
+    expect(
+      (await both(request('POST', `/events/${id}`, { as: 'editor', body: { title: 'Renamed' } }))).json.title,
+    ).toBe('Renamed');
+    await both(request('PUT', `/events/by-slug/concert`, { as: 'administrator', body: { featured: true } }));
+    await both(request('DELETE', `/events/${id}`, { as: 'administrator' }));
+    expect((await both(request('DELETE', `/events/${id}`, { as: 'administrator' }))).json.code).toBe(
+      'event-is-in-trash',
+    );
+    await both(request('DELETE', `/venues/${venue.json.id}?force=true`, { as: 'administrator' }));
+  });
+
+  it('validation errors carry the same code and field', async () => {
+    const missing = await both(
+      request('POST', '/events', { as: 'administrator', body: { title: 'No dates' } }),
+    );
+    expect(missing.status).toBe(400);
+    expect(missing.json.code).toBe('rest_missing_callback_param');
+    const invalid = await both(
+      request('POST', '/events', { as: 'administrator', body: { ...EVENT, start_date: 'tomorrow-ish' } }),
+    );
+    expect(invalid.json.code).toBe('rest_invalid_param');
+    expect(Object.keys(invalid.json.data.params)).toContain('start_date');
+    const venue = await both(
+      request('POST', '/events', { as: 'administrator', body: { ...EVENT, venue: 99999 } }),
+    );
+    expect(venue.json.data.params).toHaveProperty('venue');
+    const json = await both(
+      request('POST', '/events', { as: 'administrator', payload: '{"title": "broken' }),
+    );
+    expect(json.json.code).toBe('rest_invalid_json');
+  });
+
+  it('permissions: anonymous, subscriber, contributor setting another author, editing a missing id', async () => {
+    expect((await both(request('POST', '/events', { body: EVENT }))).status).toBe(401);
+    expect((await both(request('POST', '/events', { as: 'subscriber', body: EVENT }))).status).toBe(403);
+    const admin = await direct.store.findUser('administrator');
+    const other = await both(
+      request('POST', '/events', { as: 'contributor', body: { ...EVENT, author: admin!.id } }),
+    );
+    expect(other.status).toBe(403);
+    expect((await both(request('POST', '/events/424242', { as: 'administrator', body: EVENT }))).status).toBe(
+      404,
+    );
+    expect((await both(request('POST', '/tags', { as: 'author', body: { name: 'new' } }))).status).toBe(403);
+  });
+
+  it('slugs stay unique and term names are create-or-find', async () => {
+    const slugs: string[] = [];
+    for (let i = 0; i < 3; i++)
+      slugs.push(
+        (await both(request('POST', '/events', { as: 'administrator', body: { ...EVENT, slug: 'gig' } })))
+          .json.slug,
+      );
+    expect(slugs).toEqual(['gig', 'gig-2', 'gig-3']);
+    await both(request('POST', '/tags', { as: 'administrator', body: { name: 'Jazz' } }));
+    const again = await both(request('POST', '/tags', { as: 'administrator', body: { name: 'Jazz' } }));
+    expect(again.json.code).toBe('term_exists');
+  });
+});
+
+describe('what the in-process caller leaves to Fastify', () => {
+  it('reads, network credentials, other headers and unknown paths are not taken', async () => {
+    const { inProcess } = direct.app;
+    expect(await inProcess({ ...request('GET', '/events', { as: 'administrator' }) })).toBeNull();
+    expect(
+      await inProcess({
+        ...request('POST', '/events', { body: EVENT }),
+        headers: { ...direct.auth('administrator'), 'content-type': 'application/json' },
+      }),
+    ).toBeNull();
+    expect(
+      await inProcess({
+        ...request('POST', '/events', { as: 'administrator', body: EVENT }),
+        headers: {
+          authorization: 'Local administrator',
+          'content-type': 'application/json',
+          origin: 'https://evil.example',
+        },
+      }),
+    ).toBeNull();
+    expect(await inProcess(request('POST', '/nowhere', { as: 'administrator', body: EVENT }))).toBeNull();
+  });
+});
