@@ -19,7 +19,7 @@ import { publishFeeds } from '../export/publish.ts';
 import { ConfigError } from '../pipeline/errors.ts';
 import { DefinitionError, loadPipeline } from '../pipeline/load.ts';
 import { databaseUrl } from '../queue/database.ts';
-import { createLimitsTable, SharedHostLimits } from '../queue/host-limits.ts';
+import { createLimitsTable, DEFAULT_MARGIN_MS, SharedHostLimits } from '../queue/host-limits.ts';
 import { DEFAULT_CRON_CHECK_SECONDS, openBoss, SYNC_QUEUE, type SyncJob } from '../queue/jobs.ts';
 import type { StateBackend } from '../state/backend.ts';
 import { migratePg, pgStateBackend } from '../state/pg-state.ts';
@@ -39,6 +39,9 @@ Options:
   --concurrency <n>    pipelines this worker runs at once (default 1)
   --cron-check <s>     how often to look for due schedules, seconds, 1–45 (default ${DEFAULT_CRON_CHECK_SECONDS}):
                        a scheduled run starts up to this late
+  --rate-margin <ms>   how much a request's way from this worker to a host may vary (default ${DEFAULT_MARGIN_MS}):
+                       requests_per_second r is kept as one request per (1000 + ms)/r ms; raise it where
+                       processes wait long for a CPU, so that a host still never sees more than r a second
   --state <where>      postgres: the sync state and run locks in the queue's database (default);
                        files: one SQLite file per target in CALSYNC_STATE_DIR, as npm run sync keeps it
   --quiet              print only failures and one summary line per run
@@ -56,6 +59,7 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
   let url: string;
   let concurrency: number;
   let cronCheck: number;
+  let margin: number;
   try {
     values = parse(io.argv).values;
     if (values.help) {
@@ -69,6 +73,9 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
     cronCheck = Number(values['cron-check']);
     if (!Number.isInteger(cronCheck) || cronCheck < 1 || cronCheck > 45)
       throw new Error(`--cron-check: expected whole seconds from 1 to 45, got "${values['cron-check']}"`);
+    margin = Number(values['rate-margin']);
+    if (!Number.isInteger(margin) || margin < 0 || margin > 5000)
+      throw new Error(`--rate-margin: expected whole ms from 0 to 5000, got "${values['rate-margin']}"`);
     if (values.state !== 'postgres' && values.state !== 'files')
       throw new Error(`--state: expected postgres or files, got "${values.state}"`);
   } catch (err) {
@@ -98,7 +105,7 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
     return 1;
   }
   boss.on('error', (err) => logger.error({ err }, `queue: ${err.message}`));
-  const limits = new SharedHostLimits(pool);
+  const limits = new SharedHostLimits(pool, margin);
   await boss.work<SyncJob>(
     SYNC_QUEUE,
     // A slot fetches again at once after a run longer than the interval, else when the interval is up
@@ -194,6 +201,7 @@ function parse(argv: string[]) {
       database: { type: 'string' },
       concurrency: { type: 'string', default: '1' },
       state: { type: 'string', default: 'postgres' },
+      'rate-margin': { type: 'string', default: String(DEFAULT_MARGIN_MS) },
       'cron-check': { type: 'string', default: String(DEFAULT_CRON_CHECK_SECONDS) },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },

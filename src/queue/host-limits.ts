@@ -5,7 +5,7 @@
  *
  * The rate is kept as one request per (1 s + 50 ms)/r: the limiter's window starts at the request it lets
  * through and holds one point, so requests are spaced at least that far apart across all workers — hence
- * never more than r in any second at the host, the way there varying by up to 50 ms (fixed windows of r
+ * never more than r in any second at the host, the way there varying by up to a margin (fixed windows of r
  * points could let 2r through across a window boundary).
  * A grant is timed by the database's clock at the moment the row is locked (`DbClockLimiter`), not by
  * the worker's clock when it built the query: a query that waited for a pooled connection or for a busy
@@ -52,33 +52,39 @@ export async function createLimitsTable(pool: Pool): Promise<void> {
 }
 
 /**
- * How much a request's way from its grant to the host may vary (the grant's round trip to PostgreSQL, the
- * worker's event loop, the connection): a few ms on an idle loopback, tens under load. Measured on the
- * host, requests granted exactly 1/r apart were seen 11 in one second at r = 10 (test/queue).
+ * How much a request's way from its grant to the host may vary (the worker's event loop, the connection,
+ * the host's own reading of it), by default: a few ms on an idle loopback, tens under load. Measured on
+ * the host, requests granted exactly 1/r apart were seen 11 in one second at r = 10 (test/queue). On a
+ * machine so loaded that a process waits hundreds of ms for a core (a shared 2-core box at load 9–13),
+ * a worker or the host releases such a backlog at once and the host sees more than r in a second: the
+ * worker's `--rate-margin` raises this (test/queue/cluster.slow.test.ts).
  */
-const JITTER_MS = 50;
+export const DEFAULT_MARGIN_MS = 50;
 
 /**
  * Milliseconds between two grants at `rate` per second: r requests spaced this far apart span more than
  * a second plus the jitter, so the host never sees r + 1 in one second. Whole ms, rounded up, and only
  * values the limiter's `duration` (seconds) turns back into whole ms — its expiry is a bigint column.
  */
-export function spacingMs(rate: number): number {
+export function spacingMs(rate: number, marginMs = DEFAULT_MARGIN_MS): number {
   if (!(rate > 0)) throw new Error(`requests_per_second must be > 0, got ${rate}`);
-  let ms = Math.ceil((1000 + JITTER_MS) / rate);
+  let ms = Math.ceil((1000 + marginMs) / rate);
   while ((ms / 1000) * 1000 !== ms) ms++;
   return ms;
 }
 
 export class SharedHostLimits {
   readonly #pool: Pool;
+  readonly #marginMs: number;
   readonly #queues = new Map<string, PQueue>();
   readonly #rates = new Map<number, RateLimiterPostgres>();
   /** A host paused by a `Retry-After`: its key is blocked until then. */
   readonly #pauses: RateLimiterPostgres;
 
-  constructor(pool: Pool) {
+  /** `marginMs`: how much a request's way from its grant to the host may vary (DEFAULT_MARGIN_MS). */
+  constructor(pool: Pool, marginMs = DEFAULT_MARGIN_MS) {
     this.#pool = pool;
+    this.#marginMs = marginMs;
     this.#pauses = this.#limiter('pause', 1, 1);
   }
 
@@ -107,7 +113,7 @@ export class SharedHostLimits {
   }
 
   #rateLimiter(rate: number): RateLimiterPostgres {
-    const ms = spacingMs(rate);
+    const ms = spacingMs(rate, this.#marginMs);
     let limiter = this.#rates.get(ms);
     if (!limiter) {
       limiter = this.#limiter('rate', 1, ms / 1000);

@@ -150,19 +150,4 @@ export function busiestWindow(arrivals: readonly number[]): number[] {
   return best.map((t) => t - best[0]);
 }
 
-/**
- * Arrivals with those closer than `ms` to the one before taken as one: the backlog of a process that was
- * not scheduled for a while, not grants of the limiter. The limiter grants a host's requests at least
- * spacingMs(rate) apart on PostgreSQL's clock (src/queue/host-limits.ts); what the host's log shows closer
- * than a third of that is requests that waited together — in a worker that granted them and was then
- * descheduled, or in the server, which stamps a request when its event loop reads it. On this shared
- * 2-core machine at load 9–13 such bursts of 3–6 requests within 10–50 ms put 14 requests into one second
- * of a host limited to 10 (raw count, printed with the window); a client-side limiter cannot prevent it,
- * only a larger margin (JITTER_MS) could. test/queue/cluster.slow.test.ts; ARCHITECTURE.md, "Workers and the queue".
- */
-export function stallsAsOne(arrivals: readonly number[], ms: number): number[] {
-  const at = [...arrivals].sort((a, b) => a - b);
-  return at.filter((t, i) => i === 0 || t - at[i - 1] >= ms);
-}
-
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -10,7 +10,6 @@ import type { ChildProcess } from 'node:child_process';
 import { Client } from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spacingMs } from '../../src/queue/host-limits.ts';
 import { openBoss } from '../../src/queue/jobs.ts';
 import { eventDuplicates } from '../e2e/remote-run.ts';
 import { killChildren } from '../helpers/children.ts';
@@ -25,7 +24,7 @@ import {
   type TargetHost,
 } from '../helpers/cluster.ts';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.ts';
-import { busiestSecond, busiestWindow, stallsAsOne, startWorker } from '../helpers/queue.ts';
+import { busiestSecond, busiestWindow, startWorker } from '../helpers/queue.ts';
 import { tempDir } from '../writer/setup.ts';
 
 const missing = postgresMissing();
@@ -33,8 +32,14 @@ if (missing) console.warn(`test/queue/cluster.slow.test.ts skipped: ${missing}`)
 
 const PIPELINES = 200;
 const EVENTS = 5;
-/** Requests per second per host: the slowest host needs ~45 s for its ~450 requests, so every limit binds. */
+/** Requests per second per host: the slowest needs ~70 s for its ~450 requests (at 1000 + 500 ms per 10). */
 const RATES = [10, 15, 20, 25, 30];
+/**
+ * The workers' --rate-margin (src/queue/host-limits.ts): with the default 50 ms, this shared 2-core machine
+ * at load 9–13 showed a host limited to 10 up to 14 requests in one second — backlogs of 3–6 requests
+ * within 10–50 ms released by a worker or a server that waited ~0.5 s for a core. 500 ms covers that.
+ */
+const MARGIN_MS = 500;
 
 let pg: Postgres;
 let tmp: Awaited<ReturnType<typeof tempDir>>;
@@ -87,7 +92,7 @@ describe.skipIf(missing)('a cluster: PostgreSQL, 5 target hosts, 3 workers, 200 
       const { files, byHost } = await spreadPipelines(tmp.dir, 'p', hosts, PIPELINES, EVENTS);
       boss = await openBoss(pg.url, { role: 'sender' });
       boss.on('error', () => {});
-      const args = ['--concurrency', '4'];
+      const args = ['--concurrency', '4', '--rate-margin', String(MARGIN_MS)];
       const workers: ChildProcess[] = await Promise.all([0, 1, 2].map(() => startWorker(tmp.dir, env, args)));
       const db = new Client({ connectionString: pg.url });
       await db.connect();
@@ -122,11 +127,10 @@ describe.skipIf(missing)('a cluster: PostgreSQL, 5 target hosts, 3 workers, 200 
       const busiest = hosts.map((h) => ({
         host: h.name,
         rate: h.rate,
-        granted: busiestSecond(stallsAsOne(h.arrivals, spacingMs(h.rate) / 3)),
-        raw: busiestSecond(h.arrivals),
+        busiest: busiestSecond(h.arrivals),
         window: busiestWindow(h.arrivals).join(' '),
       }));
-      for (const b of busiest) expect(b.granted, JSON.stringify(busiest)).toBeLessThanOrEqual(b.rate);
+      for (const b of busiest) expect(b.busiest, JSON.stringify(busiest)).toBeLessThanOrEqual(b.rate);
       for (const host of hosts) {
         const snap = await hostSnapshot(host);
         expect(eventDuplicates(snap), host.name).toEqual([]);

@@ -3,14 +3,20 @@
  * PostgreSQL database the workers share (state/pg-state.ts, on a private cluster: test/helpers/postgres.ts).
  * Each case says how another process sees the state — a second connection, a second lock taker.
  */
+import { basename } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { specFromPipeline } from '../../src/cli/pipeline-spec.ts';
+import { main as stateMain } from '../../src/cli/state.ts';
 import type { Kind } from '../../src/model/kind.ts';
+import { loadPipeline } from '../../src/pipeline/load.ts';
 import { type RunState, type StateBackend, sqliteBackend } from '../../src/state/backend.ts';
 import { LockedError } from '../../src/state/lock.ts';
 import { migratePg, pgStateBackend } from '../../src/state/pg-state.ts';
 import type { StateItem } from '../../src/state/sync-state.ts';
+import { runCli } from '../e2e/helpers.ts';
 import { type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.ts';
+import { writePipeline } from '../helpers/queue.ts';
 import { tempDir } from '../writer/setup.ts';
 
 const item = (key: string, remoteId = 1, kind: Kind = 'event'): StateItem => ({
@@ -185,6 +191,33 @@ describe.skipIf(missing)('PostgreSQL', () => {
     // The dead sessions' connections go back to their pool as broken.
     await expect(state.close()).rejects.toThrow();
     await killed();
+  });
+
+  it('npm run state -- show and forget --database: the state workers keep for a pipeline file', async () => {
+    const dir = await tempDir();
+    try {
+      const file = await writePipeline(dir.dir, 'shown', 'http://127.0.0.1:9', 2);
+      // Where a worker elsewhere keeps that target's state: only the file's name (host, path, namespace) counts.
+      const { spec } = specFromPipeline(await loadPipeline(file, { SYNC_PASSWORD: 'x' }));
+      const stateFile = `/another/host/${basename(spec.stateFile)}`;
+      const backend = pgStateBackend(pool);
+      const state = await backend.open(stateFile);
+      state.put('shown', item('e1'));
+      await state.startRun('r1', 'shown');
+      await state.finishRun('r1', 'shown', 'ok', null);
+      await state.close();
+      const env = { SYNC_PASSWORD: 'x' };
+      const shown = await runCli(stateMain, ['show', file, '--database', cluster.url], env);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain('items: 0 categories, 0 tags, 0 venues, 0 organizers, 1 events');
+      expect(shown.stdout).toMatch(/last runs:\n .* ok/);
+      const forgot = await runCli(stateMain, ['forget', file, '--database', cluster.url], env);
+      expect(forgot.stdout).toContain('forgot 1 items');
+      const again = await runCli(stateMain, ['show', file, '--database', cluster.url], env);
+      expect(again.stdout).toContain('no sync state');
+    } finally {
+      await dir.remove();
+    }
   });
 
   it('refuses a database whose state schema is newer than this calsync', async () => {
