@@ -1,10 +1,12 @@
 /**
  * `npm run bench:server [-- --connections 10 --create-seconds 8 --list-seconds 5 --events 10000
- * --cpu-prof <dir> --cache-mb 64]`: the calendar/events/v1 server under load over a loopback socket, printed as
+ * --cpu-prof <dir> --cache-mb 64 --store sqlite|postgres]`: the calendar/events/v1 server under load over a loopback socket, printed as
  * one JSON document on stdout (progress goes to stderr; `npm run -s` drops npm's own banner from
  * stdout, for `npm run -s bench:server > figures.json`).
  *
- * The server is `src/cli/serve.ts` in a child process on a fresh SQLite file, so the load generator
+ * The server is `src/cli/serve.ts` in a child process on a fresh SQLite file (or, with `--store postgres`,
+ * a database of a private PostgreSQL cluster started for the run: test/helpers/postgres.ts, no fsync, as
+ * the SQLite file's synchronous=NORMAL does not sync each commit either), so the load generator
  * (autocannon, in this process) does not share its event loop. An editor with an application
  * password is made in the file before the server starts. Phases: event creates (each with a venue,
  * an organizer, 2 categories and 3 tags, inline by name), a top-up to `--events` events, then four
@@ -20,7 +22,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openSqliteStore } from '../src/store/sqlite.ts';
+import { openStore } from '../src/store/open.ts';
+import { type Postgres, startPostgres } from '../test/helpers/postgres.ts';
 import { CATEGORY_SLUG, eventBodies, SEARCH_WORD } from './event-bodies.ts';
 import { type Figures, load } from './load.ts';
 import { benchEditor, type ServeProcess, startServe, stopServe } from './serve-process.ts';
@@ -40,8 +43,12 @@ const { values: opts } = parseArgs({
     events: { type: 'string', default: '10000' },
     'cpu-prof': { type: 'string' },
     'cache-mb': { type: 'string', default: '64' },
+    store: { type: 'string', default: 'sqlite' },
   },
 });
+if (opts.store !== 'sqlite' && opts.store !== 'postgres') {
+  throw new Error(`bench:server: --store must be sqlite or postgres, got ${opts.store}`);
+}
 const connections = Number(opts.connections);
 const targetEvents = Number(opts.events);
 const createSeconds = Number(opts['create-seconds']);
@@ -63,7 +70,7 @@ const progress = (s: string) => process.stderr.write(`bench:server: ${s}\n`);
 
 /** An editor and an application password, written to the file before the server opens it. */
 async function makeUser(dataFile: string): Promise<string> {
-  const store = openSqliteStore(dataFile);
+  const store = await openStore(dataFile);
   try {
     return (await benchEditor(store)).authorization;
   } finally {
@@ -144,14 +151,17 @@ async function listPhase(
 
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'calsync-bench-'));
-  const dataFile = join(dir, 'calendar.db');
+  let cluster: Postgres | undefined;
   let server: ServeProcess | undefined;
   const cleanUp = async () => {
     if (server) await stopServe(server.child);
+    await cluster?.stop();
     rmSync(dir, { recursive: true, force: true });
   };
   process.once('SIGINT', () => void cleanUp().finally(() => process.exit(130)));
   try {
+    if (opts.store === 'postgres') cluster = await startPostgres();
+    const dataFile = cluster ? cluster.url : join(dir, 'calendar.db');
     const loadBefore = loadavg()[0];
     const auth = await makeUser(dataFile);
     server = await startServer(dataFile, opts['cpu-prof']);
@@ -191,7 +201,9 @@ async function main(): Promise<number> {
       server: {
         entry: 'src/cli/serve.ts',
         log_level: LOG_LEVEL,
-        store: 'SQLite file (WAL) in the temp dir',
+        store: cluster
+          ? 'PostgreSQL 15, a private cluster on loopback (fsync off)'
+          : 'SQLite file (WAL) in the temp dir',
         response_cache_mb: Number(opts['cache-mb']),
       },
       connections,

@@ -9,6 +9,7 @@ import { type ExportSource, exportFeed, openExportSource, writeExport } from '..
 import { FEED_DEFAULTS, feedSpec } from '../export/feed-spec.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
 import { DEFAULT_DATA, DEFAULT_NAMESPACE } from '../pipeline/defaults.ts';
+import { isDatabaseUrl, storeName } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { authFromEnv } from './target.ts';
@@ -25,7 +26,8 @@ Options:
   --from <url>           read from this API root instead of the local store,
                          e.g. https://site.example/wp-json
   --namespace <ns>       API namespace (default ${DEFAULT_NAMESPACE}; tribe/events/v1 for WordPress)
-  --data <file>          the local store (default ${DEFAULT_DATA})
+  --data <file|url>      the local store (default ${DEFAULT_DATA}), or a PostgreSQL database postgres://…
+                         (default CALSYNC_DATABASE_URL when set)
   --site <url>           the public site URL the served feeds use, for the same UIDs
                          (default http://127.0.0.1:8080)
   --category <slug>      only events in this category or its sub-categories (repeatable)
@@ -61,7 +63,7 @@ function parse(argv: string[]) {
       out: { type: 'string', default: '-' },
       from: { type: 'string' },
       namespace: { type: 'string', default: DEFAULT_NAMESPACE },
-      data: { type: 'string', default: DEFAULT_DATA },
+      data: { type: 'string' },
       site: { type: 'string', default: 'http://127.0.0.1:8080' },
       category: { type: 'string', multiple: true },
       tag: { type: 'string', multiple: true },
@@ -130,6 +132,7 @@ async function run(io: CliIO): Promise<number> {
     futureDays,
   });
 
+  const data = (values.data as string | undefined) ?? io.env.CALSYNC_DATABASE_URL ?? DEFAULT_DATA;
   let source: ExportSource;
   try {
     if (values.from) {
@@ -139,17 +142,27 @@ async function run(io: CliIO): Promise<number> {
         api: { url: values.from, namespace: values.namespace as string, auth: authFromEnv(io.env) },
       };
     } else {
-      source = openExportSource(resolve(values.data as string), values.site as string, values.timezone);
+      source = await openExportSource(
+        isDatabaseUrl(data) ? data : resolve(data),
+        values.site as string,
+        values.timezone,
+      );
     }
   } catch (err) {
-    return usage(io, err instanceof ExportError ? err.message : `--from: "${values.from}" is not a URL`);
+    if (err instanceof ExportError) return usage(io, err.message);
+    // A store that cannot be opened (a database not reachable, say) is not a usage error.
+    if (!values.from) {
+      io.stderr.write(`export: ${(err as Error).message}\n`);
+      return 1;
+    }
+    return usage(io, `--from: "${values.from}" is not a URL`);
   }
 
   if (source.kind === 'store') {
     const unknown = await unknownFilter(source.store, values);
     if (unknown) {
       await source.store.close();
-      io.stderr.write(`export: ${unknown} in ${values.data}; nothing written\n`);
+      io.stderr.write(`export: ${unknown} in ${storeName(data)}; nothing written\n`);
       return 2;
     }
   }

@@ -1,7 +1,8 @@
 /**
  * `npm run serve -- [--port 8080] [--host 127.0.0.1] [--data data/calendar.db] [--site URL] [--demo]
  * [--trust-proxy <proxies>]`
- * Serves the calendar/events/v1 API over the embedded SQLite store until SIGINT/SIGTERM. With `--demo`,
+ * Serves the calendar/events/v1 API over the embedded SQLite store, or a PostgreSQL database (`--data
+ * postgres://…` or CALSYNC_DATABASE_URL), until SIGINT/SIGTERM. With `--demo` (SQLite only),
  * the store is reset to the sample calendar on start and every day at 00:00 UTC (src/embedded/demo.ts).
  */
 import { dirname, join, resolve } from 'node:path';
@@ -10,7 +11,8 @@ import { DemoReset } from '../embedded/demo.ts';
 import { type FeedSpec, serverFeeds } from '../export/feed-spec.ts';
 import { buildApp } from '../server/app.ts';
 import type { TrustProxy } from '../server/config.ts';
-import { openSqliteStore } from '../store/sqlite.ts';
+import { isDatabaseUrl, openStore, storeName } from '../store/open.ts';
+import type { Store } from '../store/store.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 
 export const DEFAULT_DATA = 'data/calendar.db';
@@ -20,12 +22,14 @@ export const DEMO_SAMPLE = 'samples/community-calendar.ics';
 
 const HELP = `Usage: npm run serve -- [options]
 
-Serves the calendar/events/v1 REST API over the embedded SQLite store.
+Serves the calendar/events/v1 REST API over the embedded SQLite store or a PostgreSQL database.
 
 Options:
   --port <n>        port to listen on (default 8080; 0 picks a free one)
   --host <addr>     address to bind (default 127.0.0.1)
-  --data <file>     SQLite file (default ${DEFAULT_DATA}, ${DEMO_DATA} with --demo; created if missing)
+  --data <file|url> SQLite file (default ${DEFAULT_DATA}, ${DEMO_DATA} with --demo; created if missing),
+                    or a PostgreSQL database postgres://user:password@host/db (default
+                    CALSYNC_DATABASE_URL when set; migrated on start)
   --site <url>      public site URL for links (default http://<host>:<port>)
   --api-base <url>  public API root (default the site URL)
   --timezone <tz>   site time zone (default UTC)
@@ -45,6 +49,7 @@ Options:
 Examples:
   npm run serve
   npm run serve -- --port 9000 --data /var/lib/calsync/calendar.db
+  npm run serve -- --data postgres://calsync@127.0.0.1/calsync
   npm run serve -- --demo
   npm run serve -- --host 127.0.0.1 --trust-proxy loopback    # behind nginx on the same machine
   npm run users -- add alice --role editor    # then use Basic auth alice:<app password>`;
@@ -93,7 +98,16 @@ async function run(io: CliIO): Promise<number> {
     return 2;
   }
   const host = values.host as string;
-  const dataFile = resolve((values.data as string | undefined) ?? (values.demo ? DEMO_DATA : DEFAULT_DATA));
+  const data =
+    (values.data as string | undefined) ??
+    (values.demo ? DEMO_DATA : (io.env.CALSYNC_DATABASE_URL ?? DEFAULT_DATA));
+  const onDatabase = isDatabaseUrl(data);
+  if (onDatabase && values.demo) {
+    // The daily reset copies a freshly imported SQLite file into the served one (src/embedded/demo.ts).
+    io.stderr.write('serve: --demo needs a SQLite file for --data, not a PostgreSQL database\n');
+    return 2;
+  }
+  const dataFile = storeName(data);
   let feeds: FeedSpec[];
   try {
     feeds = await serverFeeds((values.feeds as string[] | undefined) ?? [], io.env);
@@ -101,10 +115,10 @@ async function run(io: CliIO): Promise<number> {
     io.stderr.write(`serve: --feeds: ${(err as Error).message}\n`);
     return 2;
   }
-  let store: ReturnType<typeof openSqliteStore>;
+  let store: Store;
   try {
     // A read-only data file is served for reading (writes answer 503) rather than not at all.
-    store = openSqliteStore(dataFile, { readOnlyFallback: true });
+    store = await openStore(data, { readOnlyFallback: true });
   } catch (err) {
     io.stderr.write(`serve: ${(err as Error).message}\n`);
     return 2;
@@ -131,7 +145,8 @@ async function run(io: CliIO): Promise<number> {
       trustProxy,
       demo: values.demo ? { nextReset: () => demo!.nextReset() } : undefined,
       responseCache: { maxEntries: cacheMb > 0 ? 2_000 : 0, maxBytes: cacheMb * 1024 * 1024 },
-      uploadsDir: join(dirname(dataFile), 'uploads'),
+      // Beside the file; with a database, where the default file would be.
+      uploadsDir: join(dirname(onDatabase ? resolve(DEFAULT_DATA) : dataFile), 'uploads'),
       logger: { level: io.env.LOG_LEVEL ?? 'info' },
     });
   } catch (err) {

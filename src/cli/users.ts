@@ -1,14 +1,13 @@
 /**
  * `npm run users -- <command>`: users with WordPress roles, their application passwords and
- * their OAuth clients (contract B.2), in the same SQLite file the server serves.
+ * their OAuth clients (contract B.2), in the store the server serves (SQLite file or PostgreSQL).
  */
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { formatUtcNow } from '../model/datetime.ts';
 import { ROLES, type Role } from '../model/index.ts';
 import { createAppPassword, formatAppPassword } from '../server/auth/app-passwords.ts';
 import { createOAuthClient } from '../server/auth/oauth-clients.ts';
-import { openSqliteStore } from '../store/sqlite.ts';
+import { openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { DEFAULT_DATA } from './serve.ts';
@@ -26,7 +25,8 @@ Commands:
 
 Roles: ${ROLES.join(', ')}
 Options:
-  --data <file>   SQLite file (default ${DEFAULT_DATA})
+  --data <file>   SQLite file (default ${DEFAULT_DATA}), or a PostgreSQL database postgres://…
+                  (default CALSYNC_DATABASE_URL when set)
 
 Examples:
   npm run users -- add alice --role editor
@@ -48,7 +48,13 @@ async function usersMain(io: CliIO): Promise<number> {
     io.stdout.write(`${HELP}\n`);
     return command || values.help ? 0 : 2;
   }
-  const store = openSqliteStore(resolve(values.data));
+  let store: Store;
+  try {
+    store = await openStore(values.data ?? io.env.CALSYNC_DATABASE_URL ?? DEFAULT_DATA);
+  } catch (err) {
+    io.stderr.write(`users: ${(err as Error).message}\n`);
+    return 1;
+  }
   try {
     return await run(store, command, args, values, io);
   } finally {
@@ -64,7 +70,7 @@ function parse(argv: string[]) {
       role: { type: 'string' },
       email: { type: 'string' },
       name: { type: 'string', default: 'calsync' },
-      data: { type: 'string', default: DEFAULT_DATA },
+      data: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });

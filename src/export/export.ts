@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { resolveRenderConfig } from '../render/config.ts';
-import { openSqliteStore } from '../store/sqlite.ts';
+import { isDatabaseUrl, openStore } from '../store/open.ts';
 import type { Store } from '../store/store.ts';
 import { type ApiFeedOptions, ExportError, loadApiFeed } from './api-feed.ts';
 import type { FeedSpec } from './feed-spec.ts';
@@ -33,18 +33,22 @@ export interface ExportResult {
 }
 
 /**
- * The local store at `dataFile` as a source; an error when there is none (opening would create an empty
- * one and export nothing, silently).
+ * The local store at `dataFile` (or the PostgreSQL database it names) as a source; an error when there is
+ * no such file (opening would create an empty one and export nothing, silently).
  */
-export function openExportSource(dataFile: string, siteUrl: string, siteTimezone?: string): ExportSource {
-  if (!existsSync(dataFile)) {
+export async function openExportSource(
+  dataFile: string,
+  siteUrl: string,
+  siteTimezone?: string,
+): Promise<ExportSource> {
+  if (!isDatabaseUrl(dataFile) && !existsSync(dataFile)) {
     throw new ExportError(
       'export-no-store',
       `no calendar store at ${dataFile}: import something first (npm run import -- file.ics), or pass --data or --from`,
       { url: dataFile },
     );
   }
-  return { kind: 'store', store: openSqliteStore(dataFile), siteUrl, siteTimezone };
+  return { kind: 'store', store: await openStore(dataFile), siteUrl, siteTimezone };
 }
 
 export async function exportFeed(

@@ -21,7 +21,7 @@ export async function publishFeeds(p: FeedPublication, now: Date): Promise<strin
   if (withPath.length === 0) return [];
   const source: ExportSource =
     'data' in p.from
-      ? openExportSource(p.from.data, 'http://127.0.0.1:8080')
+      ? await openExportSource(p.from.data, 'http://127.0.0.1:8080')
       : { kind: 'api', api: { url: p.from.url, namespace: p.from.namespace, auth: p.from.auth } };
   const written: string[] = [];
   try {

@@ -5,7 +5,7 @@
  */
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { StoreError } from './errors.ts';
-import { TableChanges } from './table-changes.ts';
+import { sqliteSchema, TableChanges } from './table-changes.ts';
 
 export type Param = string | number | null;
 export type Params = readonly Param[] | Readonly<Record<string, Param>>;
@@ -49,7 +49,7 @@ export class Connection {
 
   constructor(db: DatabaseSync) {
     this.db = db;
-    this.tables = new TableChanges(db);
+    this.tables = new TableChanges(() => sqliteSchema(db));
   }
 
   statement(sql: string, tuples = false): StatementSync {

@@ -29,8 +29,9 @@ export class StoreError extends Error {
 
 /**
  * What went wrong with the storage under a failed operation, or null when it was not the storage.
- * SQLite's primary result codes (node:sqlite's `errcode`, extended codes carry them in the low byte)
- * and Node's file-system errors (uploads) both count.
+ * SQLite's primary result codes (node:sqlite's `errcode`, extended codes carry them in the low byte),
+ * PostgreSQL's SQLSTATEs (the `pg` client's `code`; a lost connection is Node's socket error) and Node's
+ * file-system errors (uploads) all count.
  */
 export type StorageFault = 'full' | 'read-only' | 'busy' | 'io' | 'cannot-open';
 
@@ -49,12 +50,28 @@ const FS_FAULTS: Record<string, StorageFault> = {
   EIO: 'io',
 };
 
+/** PostgreSQL SQLSTATEs (Appendix A of its manual) that are the storage's fault, not the request's. */
+const POSTGRES_FAULTS: Record<string, StorageFault> = {
+  '53100': 'full', // disk_full
+  '25006': 'read-only', // read_only_sql_transaction (a hot standby, default_transaction_read_only)
+  '55P03': 'busy', // lock_not_available
+  '57P01': 'io', // admin_shutdown
+  '57P03': 'cannot-open', // cannot_connect_now (starting up)
+  '08000': 'io', // connection_exception
+  '08003': 'io', // connection_does_not_exist
+  '08006': 'io', // connection_failure
+  '3D000': 'cannot-open', // invalid_catalog_name: no such database
+  ECONNREFUSED: 'cannot-open',
+  ECONNRESET: 'io',
+};
+
 export function storageFault(err: unknown): StorageFault | null {
   const e = err as { code?: unknown; errcode?: unknown; cause?: unknown } | null;
   if (!e || typeof e !== 'object') return null;
   if (e.code === 'ERR_SQLITE_ERROR' && typeof e.errcode === 'number')
     return SQLITE_FAULTS[e.errcode & 0xff] ?? null;
   if (typeof e.code === 'string' && e.code in FS_FAULTS) return FS_FAULTS[e.code];
+  if (typeof e.code === 'string' && e.code in POSTGRES_FAULTS) return POSTGRES_FAULTS[e.code];
   if (err instanceof StoreError && err.code === 'store-unusable') return storageFault(err.cause);
   return null;
 }

@@ -11,11 +11,14 @@ export function runList<R, T>(
 ): Page<T> {
   if (!sql) return { items: [], total: 0 };
   const rows = db.all<R>(sql.page, [...sql.params, q.limit, q.offset]);
-  // A short, non-empty page (or an empty first page) already tells the total: no COUNT for the last
-  // page or for small results.
-  const total =
-    rows.length < q.limit && (rows.length > 0 || q.offset === 0)
-      ? q.offset + rows.length
-      : db.count(sql.count, sql.params);
+  const total = pageTotal(rows.length, q) ?? db.count(sql.count, sql.params);
   return { items: toItems(rows), total };
+}
+
+/**
+ * The total a page of `n` rows already tells: a short, non-empty page (or an empty first page) needs no
+ * COUNT, for the last page or for small results. Undefined when the COUNT must run.
+ */
+export function pageTotal(n: number, q: { offset: number; limit: number }): number | undefined {
+  return n < q.limit && (n > 0 || q.offset === 0) ? q.offset + n : undefined;
 }

@@ -34,14 +34,58 @@ export interface EventListSql {
    * list is patched, not with every list.
    */
   members: () => { sql: string; params: Param[] };
+  /** `SELECT e.id` of the matches in list order, unaggregated (the PostgreSQL store reads the rows). */
+  ordered: string;
   /** The list's order: by `start_utc, date_utc, id`, or by `date_utc, id` (an include list). */
   order: 'start' | 'date';
   /** The query reads `events_fts`: the store then makes sure the queued events get indexed. */
   usesSearchIndex: boolean;
 }
 
+/**
+ * What the builders write differently for each database: the SQLite store's SQL by default, the
+ * PostgreSQL store's (postgres.ts) with `POSTGRES`. Placeholders are `?` in both (postgres-connection.ts
+ * numbers them).
+ */
+export interface Dialect {
+  /** An ASCII-case-insensitive LIKE: SQLite's LIKE is one; PostgreSQL's LIKE is case-sensitive, ILIKE is not. */
+  like: 'LIKE' | 'ILIKE';
+  /** Boolean constants: PostgreSQL takes no integer as a condition. */
+  false: string;
+  true: string;
+  /**
+   * How search words are matched when a whole list is read: through SQLite's FTS5 trigram index, or
+   * with (I)LIKE on every row — which PostgreSQL's pg_trgm GIN index serves (postgres-schema.ts).
+   */
+  search: SearchMode;
+  /** Spelled-out NULL order of `date_utc` (drafts): SQLite sorts NULL first ascending, PostgreSQL last. */
+  nullsFirst: string;
+  nullsLast: string;
+  /** SQLite's unary `+`, which keeps a column from being an index's lookup key; PostgreSQL has none for text. */
+  noIndex: '+' | '';
+}
+
+export const SQLITE: Dialect = {
+  like: 'LIKE',
+  false: '0',
+  true: '1',
+  search: 'index',
+  nullsFirst: '',
+  nullsLast: '',
+  noIndex: '+',
+};
+export const POSTGRES: Dialect = {
+  like: 'ILIKE',
+  false: 'false',
+  true: 'true',
+  search: 'row',
+  nullsFirst: ' NULLS FIRST',
+  nullsLast: ' NULLS LAST',
+  noIndex: '',
+};
+
 /** `status IN statuses OR (author = ownerId AND status IN ownStatuses)` on table alias `t`. */
-export function visibilitySql(t: string, v: Visibility, params: Param[]): string {
+export function visibilitySql(t: string, v: Visibility, params: Param[], d: Dialect = SQLITE): string {
   const parts: string[] = [];
   if (v.statuses.length > 0) {
     parts.push(`${t}.status IN (${placeholders(v.statuses.length)})`);
@@ -51,7 +95,7 @@ export function visibilitySql(t: string, v: Visibility, params: Param[]): string
     parts.push(`(${t}.author = ? AND ${t}.status IN (${placeholders(v.ownStatuses.length)}))`);
     params.push(v.ownerId, ...v.ownStatuses);
   }
-  if (parts.length === 0) return '0';
+  if (parts.length === 0) return d.false;
   return parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`;
 }
 
@@ -84,14 +128,16 @@ function searchSql(
   words: readonly string[],
   params: Param[],
   mode: SearchMode,
+  d: Dialect,
 ): string {
   if (mode === 'row') {
     const parts = likeAll(
       columns.map((c) => `e.${c}`),
       words,
       params,
+      d.like,
     );
-    return parts.length === 0 ? '1' : `(${parts.join(' AND ')})`;
+    return parts.length === 0 ? d.true : `(${parts.join(' AND ')})`;
   }
   const { long, short } = splitWords(words);
   const parts: string[] = [];
@@ -138,25 +184,28 @@ function protectedTextOpenSql(access: ProtectedTextAccess | undefined, params: P
 type SearchMode = 'index' | 'row';
 
 /** B.5: date bounds on UTC instants, hidden events out unless included, OR within a filter, AND across. */
-export function eventListSql(q: EventQuery): EventListSql | null {
+export function eventListSql(q: EventQuery, d: Dialect = SQLITE): EventListSql | null {
   if (q.matchNothing) return null;
   if (q.searchWords && !searchable(q.searchWords)) return null;
   const lists = [q.include, q.categoryIds, q.tagIds, q.venueIds, q.organizerIds];
   if (lists.some((ids) => ids !== undefined && ids.length === 0)) return null;
 
   const params: Param[] = [];
-  const where = eventFilterSql(q, params, 'index');
-  const order = q.include ? 'e.date_utc, e.id' : 'e.start_utc, e.date_utc, e.id';
+  const where = eventFilterSql(q, params, d.search, d);
+  const order = q.include
+    ? `e.date_utc${d.nullsFirst}, e.id`
+    : `e.start_utc, e.date_utc${d.nullsFirst}, e.id`;
   // The subquery runs as a co-routine, so the aggregate sees its rows in ORDER BY order; this is
   // ~3x cheaper than `json_group_array(id ORDER BY …)`, which sorts again (tested by the contract).
   const ids = `SELECT e.id FROM events e WHERE ${where} ORDER BY ${order}`;
   return {
     ids: `SELECT json_group_array(id) AS ids FROM (${ids})`,
+    ordered: ids,
     params,
     // CROSS JOIN keeps the ids outside: each is one rowid lookup, not a scan of the list's index.
     members: () => {
       const memberParams: Param[] = [];
-      const memberWhere = eventFilterSql(q, memberParams, 'row');
+      const memberWhere = eventFilterSql(q, memberParams, 'row', d);
       return {
         sql: `SELECT e.id, e.start_utc, e.date_utc FROM json_each(?1) AS j CROSS JOIN events e ON e.id = j.value WHERE ${memberWhere}`,
         params: memberParams,
@@ -168,8 +217,8 @@ export function eventListSql(q: EventQuery): EventListSql | null {
 }
 
 /** The WHERE of an events list on alias `e`; pushes its parameters onto `params`. */
-function eventFilterSql(q: EventQuery, params: Param[], mode: SearchMode): string {
-  const where = [visibilitySql('e', q.visibility, params)];
+function eventFilterSql(q: EventQuery, params: Param[], mode: SearchMode, d: Dialect): string {
+  const where = [visibilitySql('e', q.visibility, params, d)];
   if (q.include) {
     // B.5 include: exactly these ids, hidden ones too, date bounds ignored.
     where.push(inList('e.id', q.include, params));
@@ -186,7 +235,7 @@ function eventFilterSql(q: EventQuery, params: Param[], mode: SearchMode): strin
     }
     // With a start bound the covering `events_listed` index serves the scan in list order; a unary `+`
     // keeps SQLite from picking the narrower `events_end` index and sorting instead.
-    const end = started ? '+e.' : 'e.';
+    const end = started ? `${d.noIndex}e.` : 'e.';
     for (const [key, clause] of END_BOUNDS) {
       const bound = q[key];
       if (bound !== undefined) {
@@ -207,16 +256,18 @@ function eventFilterSql(q: EventQuery, params: Param[], mode: SearchMode): strin
   // Categories and tags share one id sequence, so one link table serves both lists.
   for (const ids of [q.categoryIds, q.tagIds]) {
     if (!ids) continue;
-    where.push(`+e.id IN (SELECT event_id FROM event_terms WHERE ${inList('term_id', ids, params)})`);
+    where.push(
+      `${d.noIndex}e.id IN (SELECT event_id FROM event_terms WHERE ${inList('term_id', ids, params)})`,
+    );
   }
   if (q.searchWords) {
     if (q.protectedText === 'all') {
-      where.push(searchSql(TEXT_COLUMNS, q.searchWords, params, mode));
+      where.push(searchSql(TEXT_COLUMNS, q.searchWords, params, mode, d));
     } else {
       // Protected events the caller cannot open match by their title alone (A.10).
       const open = protectedTextOpenSql(q.protectedText, params);
-      const all = searchSql(TEXT_COLUMNS, q.searchWords, params, mode);
-      const title = searchSql(['title'], q.searchWords, params, mode);
+      const all = searchSql(TEXT_COLUMNS, q.searchWords, params, mode, d);
+      const title = searchSql(['title'], q.searchWords, params, mode, d);
       where.push(`((${open} AND ${all}) OR ${title})`);
     }
   }
@@ -240,11 +291,16 @@ const LINKED = {
 } as const;
 
 /** `columns` is the select list of the linked table, alias `l`. */
-export function linkedListSql(kind: LinkedKind, q: LinkedQuery, columns: string): ListSql | null {
+export function linkedListSql(
+  kind: LinkedKind,
+  q: LinkedQuery,
+  columns: string,
+  d: Dialect = SQLITE,
+): ListSql | null {
   if (q.searchWords && !searchable(q.searchWords)) return null;
   const spec = LINKED[kind];
   const params: Param[] = [];
-  const where = [visibilitySql('l', q.visibility, params)];
+  const where = [visibilitySql('l', q.visibility, params, d)];
   if (q.eventId !== undefined) {
     where.push(spec.ofEvent);
     params.push(q.eventId);
@@ -254,7 +310,7 @@ export function linkedListSql(kind: LinkedKind, q: LinkedQuery, columns: string)
     where.push(`${q.hasEvents ? '' : 'NOT '}EXISTS (SELECT 1 ${spec.events} AND e.status = 'publish')`);
   }
   if (q.upcomingAfter !== undefined) {
-    const visible = visibilitySql('e', q.upcomingVisibility ?? q.visibility, params);
+    const visible = visibilitySql('e', q.upcomingVisibility ?? q.visibility, params, d);
     where.push(`EXISTS (SELECT 1 ${spec.events} AND ${visible} AND e.end_utc > ?)`);
     params.push(q.upcomingAfter);
   }
@@ -264,12 +320,13 @@ export function linkedListSql(kind: LinkedKind, q: LinkedQuery, columns: string)
         spec.search.map((c) => `l.${c}`),
         q.searchWords,
         params,
+        d.like,
       ),
     );
   }
   const filter = where.join(' AND ');
   return {
-    page: `SELECT ${columns} FROM ${spec.table} l WHERE ${filter} ORDER BY l.date_utc DESC, l.id DESC LIMIT ? OFFSET ?`,
+    page: `SELECT ${columns} FROM ${spec.table} l WHERE ${filter} ORDER BY l.date_utc DESC${d.nullsLast}, l.id DESC LIMIT ? OFFSET ?`,
     count: `SELECT count(*) AS n FROM ${spec.table} l WHERE ${filter}`,
     params,
   };
@@ -277,14 +334,15 @@ export function linkedListSql(kind: LinkedKind, q: LinkedQuery, columns: string)
 
 export const TERM_SELECT = 't.id, t.kind, t.name, t.slug, t.description, t.parent, t.count';
 
-export function termListSql(q: TermQuery): ListSql | null {
+export function termListSql(q: TermQuery, d: Dialect = SQLITE): ListSql | null {
   if (q.include?.length === 0) return null;
   if (q.search !== undefined && !searchable(q.search)) return null;
   const params: Param[] = [q.kind];
   const where = ['t.kind = ?'];
   if (q.search !== undefined) {
     // name_key is lower-cased in JS, so non-ASCII letters match too; LIKE alone folds ASCII only.
-    where.push(`(t.name LIKE ? ESCAPE '\\' OR t.name_key LIKE ? ESCAPE '\\' OR t.slug LIKE ? ESCAPE '\\')`);
+    const like = `${d.like} ? ESCAPE '\\'`;
+    where.push(`(t.name ${like} OR t.name_key ${like} OR t.slug ${like})`);
     params.push(likePattern(q.search), likePattern(q.search.toLowerCase()), likePattern(q.search));
   }
   if (q.include) where.push(inList('t.id', q.include, params));

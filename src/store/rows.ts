@@ -8,6 +8,7 @@ import type {
   AppPasswordRecord,
   AttachmentRecord,
   EventRecord,
+  EventTombstone,
   OrganizerRecord,
   TermRecord,
   UserRecord,
@@ -358,6 +359,9 @@ export function organizerRecord(r: OrganizerRow): OrganizerRecord {
 
 // Attachments, terms, users
 
+export const ATTACHMENT =
+  'SELECT id, author, url, source_url, mime, width, height, filesize, sizes, date_utc FROM attachments';
+
 export interface AttachmentRow {
   id: number;
   author: number;
@@ -423,4 +427,47 @@ export function appPasswordRecord(r: AppPasswordRecord): AppPasswordRecord {
     created_utc: r.created_utc,
     last_used_utc: r.last_used_utc,
   };
+}
+
+/** An event_tombstones row with the live SEQUENCE joined: 0/1 for booleans, id lists as JSON. */
+export interface TombstoneRow
+  extends Omit<EventTombstone, 'all_day' | 'featured' | 'organizer_ids' | 'term_ids'> {
+  live_sequence: number;
+  all_day: number;
+  featured: number;
+  organizer_ids: string;
+  term_ids: string;
+}
+
+export function tombstoneRecord({ live_sequence, ...r }: TombstoneRow): EventTombstone {
+  return {
+    ...r,
+    sequence: Math.max(live_sequence, r.sequence),
+    all_day: r.all_day === 1,
+    featured: r.featured === 1,
+    organizer_ids: JSON.parse(r.organizer_ids) as number[],
+    term_ids: JSON.parse(r.term_ids) as number[],
+  };
+}
+
+/** Tombstones removed at or after `?`, oldest first. */
+export const TOMBSTONES_SINCE =
+  // A trashed event can still change (its SEQUENCE with it): the live number wins while it exists.
+  'SELECT t.*, coalesce(s.sequence, t.sequence) AS live_sequence FROM event_tombstones t ' +
+  'LEFT JOIN event_sequences s ON s.event_id = t.id WHERE t.removed_utc >= ? ORDER BY t.removed_utc, t.id';
+
+/** Tables of posts that can be scheduled (`future`, B.1). */
+export const SCHEDULED = ['events', 'venues', 'organizers'] as const;
+
+/** Duplicates dropped, first occurrence kept (B.6.2: organizer order kept, duplicates dropped). */
+export function normaliseLinks(rec: Omit<EventRecord, 'id'>): EventLinks {
+  return {
+    organizer_ids: [...new Set(rec.organizer_ids)],
+    category_ids: [...new Set(rec.category_ids)],
+    tag_ids: [...new Set(rec.tag_ids)],
+  };
+}
+
+export function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }

@@ -62,9 +62,14 @@ function caseVariants(word: string): string[] {
 
 /**
  * One `(c1 LIKE ? OR c2 LIKE ? …)` per word, all ANDed: every word must occur in some column, in
- * any case. Pushes its parameters onto `params`.
+ * any case. Pushes its parameters onto `params`. `like` is `ILIKE` on PostgreSQL (list-sql.ts Dialect).
  */
-export function likeAll(columns: readonly string[], words: readonly string[], params: Param[]): string[] {
+export function likeAll(
+  columns: readonly string[],
+  words: readonly string[],
+  params: Param[],
+  like: 'LIKE' | 'ILIKE' = 'LIKE',
+): string[] {
   const clauses: string[] = [];
   for (const word of words) {
     if (word === '') continue;
@@ -72,7 +77,7 @@ export function likeAll(columns: readonly string[], words: readonly string[], pa
     for (const variant of caseVariants(word)) {
       const pattern = likePattern(variant);
       for (const c of columns) {
-        tests.push(`${c} LIKE ? ESCAPE '\\'`);
+        tests.push(`${c} ${like} ? ESCAPE '\\'`);
         params.push(pattern);
       }
     }

@@ -6,7 +6,15 @@
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { type EventListSql, eventListSql } from './list-sql.ts';
-import { EVENT_COLUMNS, type EventLinks, type EventTuple, eventRecord, eventTuple } from './rows.ts';
+import {
+  EVENT_COLUMNS,
+  type EventLinks,
+  type EventTuple,
+  eventRecord,
+  eventTuple,
+  normaliseLinks,
+  sameIds,
+} from './rows.ts';
 import { SearchIndexQueue } from './search-index.ts';
 import type { EventQuery, EventRecord, Page } from './store.ts';
 
@@ -280,17 +288,4 @@ export class SqliteEvents {
     const byId = new Map(rows.map((row) => [row[0], row]));
     return this.records(ids.map((id) => byId.get(id)!));
   }
-}
-
-/** Duplicates dropped, first occurrence kept (B.6.2: organizer order kept, duplicates dropped). */
-function normaliseLinks(rec: Omit<EventRecord, 'id'>): EventLinks {
-  return {
-    organizer_ids: [...new Set(rec.organizer_ids)],
-    category_ids: [...new Set(rec.category_ids)],
-    tag_ids: [...new Set(rec.tag_ids)],
-  };
-}
-
-function sameIds(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((id, i) => id === b[i]);
 }

@@ -5,7 +5,7 @@
 import type { Connection, Param } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { runList } from './list-page.ts';
-import { linkedListSql, visibilitySql } from './list-sql.ts';
+import { type Dialect, linkedListSql, SQLITE, visibilitySql } from './list-sql.ts';
 import {
   nameKey,
   ORGANIZER_COLUMNS,
@@ -29,7 +29,7 @@ import type {
 
 type LinkedRow = VenueRow | OrganizerRow;
 
-interface Table {
+export interface Table {
   table: string;
   /** Select list with alias `l`, without the stored-only `name_key`. */
   select: string;
@@ -60,7 +60,8 @@ function table(name: string, columns: readonly string[], row: Table['row'], reco
   };
 }
 
-const TABLES: Record<LinkedKind, Table> = {
+/** The venue and organizer tables: their select lists and row mappers (the PostgreSQL store's too). */
+export const TABLES: Record<LinkedKind, Table> = {
   venue: table(
     'venues',
     VENUE_COLUMNS,
@@ -74,6 +75,28 @@ const TABLES: Record<LinkedKind, Table> = {
     (row) => organizerRecord(row as OrganizerRow),
   ),
 };
+
+/**
+ * B.10.2's lookup: the lowest non-trashed id whose trimmed name matches case-insensitively (`name_key`),
+ * and its description when given, among the items `visibility` shows.
+ */
+export function linkedByNameSql(
+  kind: LinkedKind,
+  name: string,
+  description?: string,
+  visibility?: Visibility,
+  d: Dialect = SQLITE,
+): { sql: string; params: Param[] } {
+  const t = TABLES[kind];
+  const params: Param[] = [nameKey(name)];
+  let sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.name_key = ? AND l.status <> 'trash'`;
+  if (description !== undefined) {
+    sql += ' AND l.description = ?';
+    params.push(description);
+  }
+  if (visibility) sql += ` AND ${visibilitySql('l', visibility, params, d)}`;
+  return { sql: `${sql} ORDER BY l.id LIMIT 1`, params };
+}
 
 export class SqliteLinked {
   readonly #db: Connection;
@@ -121,16 +144,9 @@ export class SqliteLinked {
     description?: string,
     visibility?: Visibility,
   ): LinkedRecord | undefined {
-    const t = TABLES[kind];
-    const params: Param[] = [nameKey(name)];
-    let sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.name_key = ? AND l.status <> 'trash'`;
-    if (description !== undefined) {
-      sql += ' AND l.description = ?';
-      params.push(description);
-    }
-    if (visibility) sql += ` AND ${visibilitySql('l', visibility, params)}`;
-    const row = this.#db.get<LinkedRow>(`${sql} ORDER BY l.id LIMIT 1`, params);
-    return row && t.record(row);
+    const { sql, params } = linkedByNameSql(kind, name, description, visibility);
+    const row = this.#db.get<LinkedRow>(sql, params);
+    return row && TABLES[kind].record(row);
   }
 
   /** Inside a transaction: `id` was just drawn from `posts`. */

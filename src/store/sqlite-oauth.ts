@@ -5,11 +5,12 @@
 import type { Connection } from './connection.ts';
 import type { OAuthClientRecord } from './store.ts';
 
-const CLIENT = 'SELECT id, client_id, secret_hash, user_id, name, created_utc, revoked FROM oauth_clients';
+export const CLIENT =
+  'SELECT id, client_id, secret_hash, user_id, name, created_utc, revoked FROM oauth_clients';
 
-type ClientRow = Omit<OAuthClientRecord, 'revoked'> & { revoked: number };
+export type ClientRow = Omit<OAuthClientRecord, 'revoked'> & { revoked: number };
 
-const clientRecord = (r: ClientRow): OAuthClientRecord => ({
+export const clientRecord = (r: ClientRow): OAuthClientRecord => ({
   id: r.id,
   client_id: r.client_id,
   secret_hash: r.secret_hash,

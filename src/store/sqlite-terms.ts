@@ -17,7 +17,7 @@ const ANY_BY_ID = `${SELECT} WHERE t.id = ?`;
 /** Up to this many ids, `getMany` looks each up on its own. */
 const FEW = 4;
 
-const DESCENDANTS = `
+export const DESCENDANTS = `
   WITH RECURSIVE tree (id) AS (
     SELECT id FROM terms WHERE id = ? AND kind = 'categories'
     UNION

@@ -3,8 +3,8 @@ import type { Connection } from './connection.ts';
 import { appPasswordRecord, userRecord } from './rows.ts';
 import type { AppPasswordRecord, UserRecord } from './store.ts';
 
-const USER = 'SELECT id, login, email, role, display_name FROM users';
-const APP_PASSWORD = 'SELECT id, user_id, name, hash, created_utc, last_used_utc FROM app_passwords';
+export const USER = 'SELECT id, login, email, role, display_name FROM users';
+export const APP_PASSWORD = 'SELECT id, user_id, name, hash, created_utc, last_used_utc FROM app_passwords';
 
 export class SqliteUsers {
   readonly #db: Connection;

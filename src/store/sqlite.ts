@@ -27,7 +27,15 @@ import { WalCheckpointer } from './checkpointer.ts';
 import { Connection } from './connection.ts';
 import { describeFault, StoreError, storageFault } from './errors.ts';
 import { migrate } from './migrations.ts';
-import { type AttachmentRow, attachmentRecord } from './rows.ts';
+import {
+  ATTACHMENT,
+  type AttachmentRow,
+  attachmentRecord,
+  SCHEDULED,
+  TOMBSTONES_SINCE,
+  type TombstoneRow,
+  tombstoneRecord,
+} from './rows.ts';
 import { SqliteEvents } from './sqlite-events.ts';
 import { SqliteLinked } from './sqlite-linked.ts';
 import { SqliteOAuth } from './sqlite-oauth.ts';
@@ -61,22 +69,8 @@ const CACHE_KIB = 65_536;
 /** Reads of the database file through mmap up to this size (0 turns it off). */
 const MMAP_BYTES = 256 * 1024 * 1024;
 
-const ATTACHMENT =
-  'SELECT id, author, url, source_url, mime, width, height, filesize, sizes, date_utc FROM attachments';
-
-/** Tables of posts that can be scheduled (`future`, B.1). */
-const SCHEDULED = ['events', 'venues', 'organizers'] as const;
 /** How late a post scheduled by another process may be seen by publishDue (ms). */
 const SCHEDULED_CHECK_MS = 100;
-
-/** An event_tombstones row: SQLite's 0/1 for booleans, id lists as JSON. */
-interface TombstoneRow extends Omit<EventTombstone, 'all_day' | 'featured' | 'organizer_ids' | 'term_ids'> {
-  live_sequence: number;
-  all_day: number;
-  featured: number;
-  organizer_ids: string;
-  term_ids: string;
-}
 
 export interface OpenOptions {
   /**
@@ -453,18 +447,7 @@ export class SqliteStore implements Store {
 
   eventTombstones(sinceUtc: string): Promise<EventTombstone[]> {
     return this.#call(() => {
-      // A trashed event can still change (its SEQUENCE with it): the live number wins while it exists.
-      const sql =
-        'SELECT t.*, coalesce(s.sequence, t.sequence) AS live_sequence FROM event_tombstones t ' +
-        'LEFT JOIN event_sequences s ON s.event_id = t.id WHERE t.removed_utc >= ? ORDER BY t.removed_utc, t.id';
-      return this.#db.all<TombstoneRow>(sql, [sinceUtc]).map(({ live_sequence, ...r }) => ({
-        ...r,
-        sequence: Math.max(live_sequence, r.sequence),
-        all_day: r.all_day === 1,
-        featured: r.featured === 1,
-        organizer_ids: JSON.parse(r.organizer_ids) as number[],
-        term_ids: JSON.parse(r.term_ids) as number[],
-      }));
+      return this.#db.all<TombstoneRow>(TOMBSTONES_SINCE, [sinceUtc]).map(tombstoneRecord);
     });
   }
 

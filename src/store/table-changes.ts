@@ -10,11 +10,49 @@
  * request's awaits keep it and requests running at the same time do not share it) and of remembered
  * values being computed (`collectWhile`): every table named in the text of a statement is added.
  *
+ * What the schema holds (tables, triggers, foreign keys) comes from the database: `sqliteSchema` reads
+ * SQLite's catalogue; the PostgreSQL store reads its own once when it opens (postgres-schema.ts).
+ *
  * Public: `TableChanges` (`wrote`, `read`, `readTables`, `changedEverything`, `now`, `changedSince`,
- * `collect`, `collectWhile`).
+ * `collect`, `collectWhile`), `SchemaFacts`, `sqliteSchema`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DatabaseSync } from 'node:sqlite';
+
+/** What writes cause, as the database's catalogue tells it; names lower-cased. */
+export interface SchemaFacts {
+  tables: string[];
+  /** Each trigger's table, the row operations that fire it, and the SQL it runs (its body). */
+  triggers: { table: string; events: readonly Op[]; body: string }[];
+  /** Each foreign key's child and parent table: its actions write the child when the parent changes. */
+  foreignKeys: { child: string; parent: string }[];
+}
+
+/** SQLite's catalogue (sqlite_master, PRAGMA foreign_key_list) as `SchemaFacts`. */
+export function sqliteSchema(db: DatabaseSync): SchemaFacts {
+  const rows = db
+    .prepare(
+      "SELECT type, lower(name) AS name, lower(tbl_name) AS tbl, sql FROM sqlite_master WHERE type IN ('table', 'trigger')",
+    )
+    .all() as { type: string; name: string; tbl: string; sql: string | null }[];
+  const facts: SchemaFacts = { tables: [], triggers: [], foreignKeys: [] };
+  for (const r of rows) {
+    if (r.type === 'trigger') {
+      const sql = r.sql ?? '';
+      const at = sql.search(/\bBEGIN\b/i);
+      const head = at < 0 ? sql : sql.slice(0, at);
+      const event = /\b(INSERT|UPDATE|DELETE)\b/i.exec(head)?.[1].toLowerCase() as Op | undefined;
+      facts.triggers.push({ table: r.tbl, events: event ? [event] : OPS, body: sql.slice(Math.max(0, at)) });
+    } else {
+      facts.tables.push(r.name);
+      const keys = db.prepare(`PRAGMA foreign_key_list("${r.name.replaceAll('"', '""')}")`).all() as {
+        table: string;
+      }[];
+      for (const k of keys) facts.foreignKeys.push({ child: r.name, parent: k.table.toLowerCase() });
+    }
+  }
+  return facts;
+}
 
 /** Statements that change no table's rows. */
 const NO_CHANGE = /^\s*(?:BEGIN|COMMIT|END|ROLLBACK|SAVEPOINT|RELEASE|PRAGMA|ANALYZE|SELECT|EXPLAIN)\b/i;
@@ -29,7 +67,8 @@ const EVERYTHING: readonly string[] = ['*'];
 const MAX_INSERTS = 20_000;
 
 export class TableChanges {
-  readonly #db: DatabaseSync;
+  /** The schema now (read again after DDL). */
+  readonly #facts: () => SchemaFacts;
   #now = 0;
   /** When anything at all last changed (DDL, another connection's commit). */
   #everythingAt = 0;
@@ -50,8 +89,8 @@ export class TableChanges {
   readonly #request = new AsyncLocalStorage<Set<string>>();
   readonly #computing: Set<string>[] = [];
 
-  constructor(db: DatabaseSync) {
-    this.#db = db;
+  constructor(facts: () => SchemaFacts) {
+    this.#facts = facts;
   }
 
   /** The latest change number: a cache entry made after this reading is good while `changedSince` is false. */
@@ -205,44 +244,28 @@ export class TableChanges {
       writes.set(from, list);
       list.push(to);
     };
-    const rows = this.#db
-      .prepare(
-        "SELECT type, lower(name) AS name, lower(tbl_name) AS tbl, sql FROM sqlite_master WHERE type IN ('table', 'trigger')",
-      )
-      .all() as { type: string; name: string; tbl: string; sql: string | null }[];
-    const tables = new Set(rows.filter((r) => r.type === 'table').map((r) => r.name));
-    for (const r of rows) {
-      if (r.type === 'trigger') {
-        const sql = r.sql ?? '';
-        const at = sql.search(/\bBEGIN\b/i);
-        const head = at < 0 ? sql : sql.slice(0, at);
-        const event = /\b(INSERT|UPDATE|DELETE)\b/i.exec(head)?.[1].toLowerCase() as Op | undefined;
-        const on = event ? [event] : OPS;
-        for (const m of sql.slice(Math.max(0, at)).matchAll(WRITES_IN_BODY)) {
-          for (const op of opsOf(m[0], sql))
-            for (const o of on) add(`${o} ${r.tbl}`, `${op} ${m[1].toLowerCase()}`);
-        }
-      } else {
-        // A foreign key's actions (CASCADE, SET NULL) write the child when its parent row is updated or
-        // deleted; an insert of a parent changes no child.
-        const keys = this.#db.prepare(`PRAGMA foreign_key_list("${r.name.replaceAll('"', '""')}")`).all() as {
-          table: string;
-        }[];
-        for (const k of keys) {
-          const parent = k.table.toLowerCase();
-          for (const o of ['update', 'delete'] as const) {
-            add(`${o} ${parent}`, `update ${r.name}`);
-            add(`${o} ${parent}`, `delete ${r.name}`);
-          }
-        }
+    const facts = this.#facts();
+    for (const trigger of facts.triggers) {
+      for (const m of trigger.body.matchAll(WRITES_IN_BODY)) {
+        for (const op of opsOf(m[0], trigger.body))
+          for (const o of trigger.events) add(`${o} ${trigger.table}`, `${op} ${m[1].toLowerCase()}`);
       }
     }
+    // A foreign key's actions (CASCADE, SET NULL) write the child when its parent row is updated or
+    // deleted; an insert of a parent changes no child.
+    for (const { child, parent } of facts.foreignKeys) {
+      for (const o of ['update', 'delete'] as const) {
+        add(`${o} ${parent}`, `update ${child}`);
+        add(`${o} ${parent}`, `delete ${child}`);
+      }
+    }
+    const tables = new Set(facts.tables);
     this.#fanOut = { tables, writes };
     return this.#fanOut;
   }
 }
 
-type Op = 'insert' | 'update' | 'delete';
+export type Op = 'insert' | 'update' | 'delete';
 const OPS: readonly Op[] = ['insert', 'update', 'delete'];
 
 /** The row operations a write statement can make: an upsert updates, a REPLACE deletes too. */

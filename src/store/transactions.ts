@@ -1,5 +1,6 @@
 /**
- * Asynchronous transactions on the one synchronous SQLite connection (`Store.transaction`).
+ * Asynchronous transactions on the one synchronous SQLite connection (`Store.transaction`), and on the
+ * PostgreSQL store's pool (postgres-connection.ts), which keeps the same order for the same contract.
  *
  * A transaction's body awaits, so other callers' code can run between its statements; on one connection
  * their statements would land inside its BEGIN…COMMIT — read its uncommitted writes, or be committed or
@@ -15,7 +16,13 @@
  * across I/O, so in practice nobody waits; a body that awaits the network holds everybody up.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Connection } from './connection.ts';
+
+/** What runs the transactions: a connection whose transaction (or savepoint, when nested) wraps `fn`. */
+export interface TransactionRunner {
+  transactionAsync<T>(fn: () => Promise<T>): Promise<T>;
+  /** Set while a transaction holds the connection (background upkeep must not join it). */
+  held: boolean;
+}
 
 /** A transaction, or a savepoint of one, as seen from the calls inside it. */
 interface Frame {
@@ -26,7 +33,7 @@ interface Frame {
 }
 
 export class Transactions {
-  readonly #db: Connection;
+  readonly #db: TransactionRunner;
   readonly #context = new AsyncLocalStorage<Frame>();
   /** The outermost transaction holding the connection, if any. */
   #open: Frame | undefined;
@@ -34,13 +41,18 @@ export class Transactions {
   #pending = 0;
   #tail: Promise<void> = Promise.resolve();
 
-  constructor(db: Connection) {
+  constructor(db: TransactionRunner) {
     this.#db = db;
   }
 
   /** Whether the caller must wait (`idle`) before using the connection: a transaction it is not part of holds it. */
   get busy(): boolean {
     return this.#open !== undefined && this.#context.getStore()?.root !== this.#open;
+  }
+
+  /** Whether the caller runs inside the open transaction (its statements belong to it). */
+  get inside(): boolean {
+    return this.#open !== undefined && this.#context.getStore()?.root === this.#open;
   }
 
   /** Settles when no transaction the caller is not part of holds the connection. */

@@ -1,15 +1,17 @@
 /**
- * A real app on a real (in-memory or file) SQLite store, with one user per WordPress role
+ * A real app on a real store — in-memory or file SQLite, or, under `npm run test:pg`, an emptied
+ * PostgreSQL database of the run's cluster (test/helpers/pg-global-setup.ts) — with one user per WordPress role
  * and an application password each, for tests over `app.inject` or a loopback port; and
  * `snapshot`, to prove that a rejected write wrote nothing.
  */
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { ROLES, type Role } from '../../src/model/index.ts';
 import { type AppOptions, buildApp } from '../../src/server/app.ts';
 import { createAppPassword } from '../../src/server/auth/app-passwords.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store, UserRecord } from '../../src/store/store.ts';
+import { type PostgresStores, postgresStoresAt } from '../helpers/postgres-store.ts';
 
 export const SITE = 'https://cal.example.org';
 export const BASE = `${SITE}/api`;
@@ -65,8 +67,21 @@ function issuedPassword(role: Role): Promise<{ password: string; hash: string }>
   return made;
 }
 
+let postgres: Promise<PostgresStores> | undefined;
+
+/**
+ * The store of an app: a file when the test names one, else in memory — or, under `npm run test:pg`, a
+ * PostgreSQL database (the test files of a worker share its databases, one per open store).
+ */
+export async function testStore(path?: string): Promise<Store> {
+  const url = inject('postgresUrl');
+  if (url === undefined || path !== undefined) return openSqliteStore(path ?? ':memory:');
+  postgres ??= postgresStoresAt(url);
+  return (await postgres).open();
+}
+
 export async function makeApp(options: Partial<AppOptions> & { path?: string } = {}): Promise<Harness> {
-  const store = options.store ?? openSqliteStore(options.path ?? ':memory:');
+  const store = options.store ?? (await testStore(options.path));
   const users = {} as Record<Role, UserRecord>;
   const passwords = {} as Record<Role, string>;
   for (const role of ROLES) {

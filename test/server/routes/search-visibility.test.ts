@@ -5,7 +5,7 @@
  * wildcard (`abc%00def` was a 500, `%00` matched everything).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { SqliteStore } from '../../../src/store/sqlite.ts';
+import { SqliteStore } from '../../../src/store/sqlite.ts';
 import { type Harness, makeApp } from '../harness.ts';
 
 const SECRET = 'The vault code is zebrapineapple, door four';
@@ -56,7 +56,8 @@ describe('search and password-protected events', () => {
 
   for (const indexed of [false, true]) {
     it(`anonymous searches do not find the protected text, whole or in pieces (${indexed ? 'indexed' : 'queued for the index'})`, async () => {
-      if (indexed) (h.store as SqliteStore).drainSearchIndex();
+      // SQLite indexes in the background; PostgreSQL's trigram index is current at every commit.
+      if (indexed && h.store instanceof SqliteStore) h.store.drainSearchIndex();
       for (const word of ['zebrapineapple', 'pineapple', 'vault', 'zeb', 'or']) {
         expect(await ids(`search=${word}`), word).not.toContain(eventId);
         expect(await ids(`search=${word}`, 'subscriber'), word).not.toContain(eventId);

@@ -11,16 +11,17 @@ import type {
 } from '../../../src/store/store.ts';
 import { eventRecord } from '../../server/fixtures.ts';
 
-export type OpenStore = () => Store;
+/** A new, empty store: at once (SQLite) or once created and connected (PostgreSQL). */
+export type OpenStore = () => Store | Promise<Store>;
 
 /** A fresh store for each test of the enclosing `describe`, closed after it. */
 export function useStore(open: OpenStore): () => Store {
   let store: Store | undefined;
   beforeEach(async () => {
-    store = open();
+    store = await open();
   });
   afterEach(async () => {
-    store?.close();
+    await store?.close();
     store = undefined;
   });
   return () => {
