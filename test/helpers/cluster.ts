@@ -5,9 +5,9 @@
  * waiting until every job is done. PostgreSQL (test/helpers/postgres.ts) and the workers
  * (test/helpers/queue.ts) are started by the caller.
  *
- * A host's store is a SQLite file today. For two hosts on one PostgreSQL store (two `serve` processes with
- * one `--data postgres://…`), `storeFor` returns that URL for both and `prepareStore` opens it with the
- * PostgreSQL store to add the importer once: nothing else here changes.
+ * A host's store is its own SQLite file, or (`data`) a PostgreSQL database that several hosts share: two
+ * `serve` processes on one `--data postgres://…` are two hosts (two ports, two rate limits) over one store,
+ * the first adding the importer and the second given its password.
  */
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import type { PgBoss } from 'pg-boss';
 import { startServe, stopServe } from '../../bench/serve-process.ts';
 import { main as scheduleMain } from '../../src/cli/schedule.ts';
 import { SYNC_QUEUE, type SyncJob } from '../../src/queue/jobs.ts';
-import { openSqliteStore } from '../../src/store/sqlite.ts';
+import { openStore } from '../../src/store/open.ts';
 import { runCli } from '../e2e/helpers.ts';
 import { type Snapshot, snapshotOver } from '../e2e/remote-run.ts';
 import { createImporter } from '../writer/setup.ts';
@@ -29,17 +29,16 @@ export interface TargetHost {
   rate: number;
   /** The application password of `importer`. */
   password: string;
+  /** Its `--data`: a SQLite file, or a PostgreSQL URL other hosts may share. */
+  data: string;
   /** When each request reached the server (its log's `incoming request` lines, the server's clock). */
   arrivals: number[];
   child: ChildProcess;
 }
 
-/** The `--data` of host `name`: its own SQLite file (see the header for PostgreSQL). */
-export const storeFor = (dir: string, name: string) => join(dir, `${name}.db`);
-
 /** Adds the importer (an administrator with an application password) to the store at `data`. */
 async function prepareStore(data: string): Promise<string> {
-  const store = openSqliteStore(data);
+  const store = await openStore(data);
   try {
     return await createImporter(store);
   } finally {
@@ -47,10 +46,18 @@ async function prepareStore(data: string): Promise<string> {
   }
 }
 
-/** `npm run serve` on `data` as host `name`, logging every request (LOG_LEVEL=info), which it counts. */
-export async function startHost(dir: string, name: string, rate: number): Promise<TargetHost> {
-  const data = storeFor(dir, name);
-  const password = await prepareStore(data);
+/**
+ * `npm run serve` as host `name`, logging every request (LOG_LEVEL=info), which it counts; on its own SQLite
+ * file in `dir`, or on `shared.data` (a PostgreSQL URL) whose importer another host added (`shared.password`).
+ */
+export async function startHost(
+  dir: string,
+  name: string,
+  rate: number,
+  shared: { data?: string; password?: string } = {},
+): Promise<TargetHost> {
+  const data = shared.data ?? join(dir, `${name}.db`);
+  const password = shared.password ?? (await prepareStore(data));
   const arrivals: number[] = [];
   const { child, origin } = await startServe({
     dataFile: data,
@@ -60,7 +67,7 @@ export async function startHost(dir: string, name: string, rate: number): Promis
       arrivals.push((JSON.parse(line) as { time: number }).time);
     },
   });
-  return { name, url: origin, rate, password, arrivals, child };
+  return { name, url: origin, rate, password, data, arrivals, child };
 }
 
 export const stopHost = (host: TargetHost) => stopServe(host.child);

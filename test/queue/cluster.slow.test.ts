@@ -1,7 +1,8 @@
 /**
  * Issue 16, step 6: a cluster on loopback — a private PostgreSQL (the queue, the shared host limits and
- * the sync state), five target hosts that are our own server (`npm run serve` processes, each counting the
- * requests that reach it from its own request log), three `npm run worker` processes — and 200 pipelines
+ * the sync state), five target hosts that are our own server (`npm run serve` processes: three on SQLite
+ * files, two on one PostgreSQL store — two servers, one database — each counting the requests that reach
+ * it from its own request log), three `npm run worker` processes — and 200 pipelines
  * over the five hosts at different rates. Every pipeline completes; no host ever sees more than its rate in
  * any second; a worker SIGKILLed in the middle of its runs loses nothing and doubles nothing: its jobs are
  * run again by the others, which look the creates it may have sent up by slug (test/helpers/cluster.ts).
@@ -74,7 +75,15 @@ describe.skipIf(missing)('a cluster: PostgreSQL, 5 target hosts, 3 workers, 200 
   beforeAll(async () => {
     pg = await startPostgres();
     tmp = await tempDir();
-    hosts = await Promise.all(RATES.map((rate, i) => startHost(tmp.dir, `host${i}`, rate)));
+    hosts = await Promise.all(RATES.slice(0, 3).map((rate, i) => startHost(tmp.dir, `host${i}`, rate)));
+    // The last two hosts: two server processes on one PostgreSQL store (its own database in the cluster).
+    const admin = new Client({ connectionString: pg.url });
+    await admin.connect();
+    await admin.query('CREATE DATABASE calsync_store');
+    await admin.end();
+    const data = pg.url.replace(/\/postgres$/, '/calsync_store');
+    const first = await startHost(tmp.dir, 'host3', RATES[3], { data });
+    hosts.push(first, await startHost(tmp.dir, 'host4', RATES[4], { data, password: first.password }));
   }, 60_000);
 
   afterAll(async () => {
@@ -134,7 +143,10 @@ describe.skipIf(missing)('a cluster: PostgreSQL, 5 target hosts, 3 workers, 200 
       for (const host of hosts) {
         const snap = await hostSnapshot(host);
         expect(eventDuplicates(snap), host.name).toEqual([]);
-        expect(snap.events, host.name).toHaveLength((byHost.get(host.name)?.length ?? 0) * EVENTS);
+        // Hosts on one store show each other's events too.
+        const sharing = hosts.filter((h) => h.data === host.data);
+        const pipelines = sharing.reduce((n, h) => n + (byHost.get(h.name)?.length ?? 0), 0);
+        expect(snap.events, host.name).toHaveLength(pipelines * EVENTS);
       }
     },
     10 * 60_000,
