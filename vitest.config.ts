@@ -7,7 +7,11 @@ export const SLOW = ['test/real-tec/**/*.test.ts', 'test/**/*.slow.test.ts'];
  * load 7: each test empties a database) and serve/users for real on a database. The route suites run
  * there too, on PostgreSQL.
  */
-export const PG = ['test/store/postgres.test.ts', 'test/server/serve-postgres.test.ts'];
+export const PG = [
+  'test/store/postgres.test.ts',
+  'test/server/serve-postgres.test.ts',
+  'test/server/several-servers.test.ts',
+];
 
 export const shared = {
   // Tests must not depend on the host's zone (spec/pipeline.md): run them east of UTC.

@@ -11,7 +11,9 @@ import { DemoReset } from '../embedded/demo.ts';
 import { type FeedSpec, serverFeeds } from '../export/feed-spec.ts';
 import { buildApp } from '../server/app.ts';
 import type { TrustProxy } from '../server/config.ts';
+import type { Notices } from '../store/notices.ts';
 import { isDatabaseUrl, openStore, storeName } from '../store/open.ts';
+import type { PostgresStore } from '../store/postgres.ts';
 import type { Store } from '../store/store.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 
@@ -123,6 +125,24 @@ async function run(io: CliIO): Promise<number> {
     io.stderr.write(`serve: ${(err as Error).message}\n`);
     return 2;
   }
+  // Several servers may share a database: each hears of the others' commits (its caches) and failed
+  // logins (the throttle) through LISTEN/NOTIFY. Loaded only then, as the PostgreSQL client is.
+  let notices: Notices | undefined;
+  if (onDatabase) {
+    try {
+      notices = await (await import('../store/notices.ts')).openNotices(data, {
+        onError: (err) => io.stderr.write(`serve: notices from ${dataFile}: ${err.message} (retrying)\n`),
+      });
+      await (store as PostgresStore).shareChanges(notices);
+    } catch (err) {
+      await notices?.close();
+      await store.close();
+      io.stderr.write(
+        `serve: ${dataFile}: cannot listen for other servers' changes: ${(err as Error).message}\n`,
+      );
+      return 2;
+    }
+  }
   if ((store as { readOnly?: boolean }).readOnly) {
     io.stderr.write(
       `serve: ${dataFile} is read-only: serving reads; writes answer 503 rest_storage_read_only\n`,
@@ -143,6 +163,7 @@ async function run(io: CliIO): Promise<number> {
       apiBase,
       siteTimezone,
       trustProxy,
+      notices,
       demo: values.demo ? { nextReset: () => demo!.nextReset() } : undefined,
       responseCache: { maxEntries: cacheMb > 0 ? 2_000 : 0, maxBytes: cacheMb * 1024 * 1024 },
       // Beside the file; with a database, where the default file would be.
@@ -150,10 +171,12 @@ async function run(io: CliIO): Promise<number> {
       logger: { level: io.env.LOG_LEVEL ?? 'info' },
     });
   } catch (err) {
+    await notices?.close();
     await store.close();
     io.stderr.write(`serve: ${(err as Error).message}\n`);
     return 2;
   }
+  if (notices) app.addHook('onClose', () => notices.close());
   if (values.demo) {
     demo = new DemoReset({
       dataFile,

@@ -12,9 +12,9 @@
  * - Reads outside a transaction go to the pool, several at once.
  * - The data version (`version`) moves with every write of this process and at the end of every
  *   transaction, committed or not; the change numbers by table (`tables`, table-changes.ts) move with
- *   the writes as the SQLite store's do, from the schema's catalogue (postgres-schema.ts). Other
- *   processes' commits are not seen by either yet (issue 16 step 4: LISTEN/NOTIFY), so one server per
- *   database until then.
+ *   the writes as the SQLite store's do, from the schema's catalogue (postgres-schema.ts). Another
+ *   process's commit is heard of through `committed`/`changedElsewhere` (the store's `shareChanges`,
+ *   LISTEN/NOTIFY) and moves both, as another connection's commit does in SQLite.
  */
 import type pg from 'pg';
 import { type SchemaFacts, TableChanges } from './table-changes.ts';
@@ -37,6 +37,10 @@ export class PgConnection implements TransactionRunner {
   #depth = 0;
   #version = 0;
   #closed = false;
+  /** Whether the open transaction wrote (its commit is then told to `committed`). */
+  #wrote = false;
+  /** Called after each commit that wrote (a write outside a transaction commits on its own). */
+  committed: (() => void) | undefined;
   readonly #texts = new Map<string, string>();
 
   constructor(pool: pg.Pool, schema: SchemaFacts) {
@@ -48,6 +52,12 @@ export class PgConnection implements TransactionRunner {
   /** Moves with every write of this process and the end of every transaction (see above). */
   get version(): number {
     return this.#version;
+  }
+
+  /** Another process committed writes: everything read before may be stale. */
+  changedElsewhere(): void {
+    this.#version++;
+    this.tables.changedEverything();
   }
 
   /** Rows as objects. */
@@ -80,6 +90,10 @@ export class PgConnection implements TransactionRunner {
       this.tables.wrote(sql);
     }
     const r = await this.#query(sql, params, false);
+    if (!upkeep) {
+      if (this.transactions.inside) this.#wrote = true;
+      else this.committed?.();
+    }
     return { changes: r.rowCount ?? 0, rows: r.rows as R[] };
   }
 
@@ -109,10 +123,12 @@ export class PgConnection implements TransactionRunner {
     }
     this.#client = client;
     this.#depth = 1;
+    this.#wrote = false;
     let broken: Error | undefined;
     try {
       const result = await fn();
       await client.query('COMMIT');
+      if (this.#wrote) this.committed?.();
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: Error) => {

@@ -19,6 +19,7 @@ import type { TermKind } from '../model/index.ts';
 import { StoreError } from './errors.ts';
 import { pageTotal } from './list-page.ts';
 import { eventListSql, type ListSql, linkedListSql, POSTGRES, TERM_SELECT, termListSql } from './list-sql.ts';
+import type { Notices } from './notices.ts';
 import { storeName } from './open.ts';
 import { PgConnection, type PgParam } from './postgres-connection.ts';
 import { migratePostgres, postgresSchema } from './postgres-schema.ts';
@@ -70,6 +71,8 @@ import type { SchemaFacts } from './table-changes.ts';
 
 /** How late a post scheduled by another process may be seen by publishDue (ms), as in the SQLite store. */
 const SCHEDULED_CHECK_MS = 100;
+/** The notices of commits that wrote (`shareChanges`). */
+const CHANGES_CHANNEL = 'calsync_changes';
 /** Connections of the pool: a server's requests wait on the network, not on CPU. */
 const POOL_SIZE = 10;
 
@@ -158,6 +161,18 @@ export class PostgresStore implements Store {
 
   collectReads<T>(into: Set<string>, fn: () => Promise<T>): Promise<T> {
     return this.#db.tables.collect(into, fn);
+  }
+
+  /**
+   * Keeps this store in step with the other processes on the database (several servers, issue 16 step
+   * 4): each commit that wrote is told to them, and theirs move this store's data version and change
+   * numbers (every table: the notice does not say which), so their caches drop what may be stale. After
+   * the listening connection was lost, everything counts as changed.
+   */
+  async shareChanges(notices: Notices): Promise<void> {
+    await notices.subscribe(CHANGES_CHANNEL, () => this.#db.changedElsewhere());
+    notices.onResync(() => this.#db.changedElsewhere());
+    this.#db.committed = () => notices.publish(CHANGES_CHANNEL, '');
   }
 
   async beginGroup(): Promise<void> {}
