@@ -15,8 +15,6 @@ import {
   DEFAULT_WINDOW,
 } from '../pipeline/defaults.ts';
 import type { RunSpec, SourceSpec } from '../pipeline/run.ts';
-import { CSV_FIELDS } from '../sources/csv/columns.ts';
-import { DATE_FORMATS } from '../sources/csv/dates.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';
@@ -100,7 +98,7 @@ async function run(io: CliIO): Promise<number> {
   const type =
     (values.format as 'csv' | 'ics' | undefined) ?? (url ? urlType(url) : TYPES[extname(file).toLowerCase()]);
   if (!type) return usage(io, `${file}: expected a .ics or .csv file (or say which with --format csv|ics)`);
-  const csv = csvOptions(values);
+  const csv = await csvOptions(values);
   if (typeof csv === 'string') return usage(io, csv);
   if (type === 'ics' && Object.keys(csv).length > 0)
     return usage(io, `${Object.keys(csv).map(flagOf).join(', ')}: only for CSV files`);
@@ -240,10 +238,14 @@ const ENCODING_NAMES: Record<string, NonNullable<CsvFlags['encoding']>> = {
   'utf-16be': 'utf-16be',
 };
 
-/** The CSV flags given, as source options, or what is wrong with one of them. */
-function csvOptions(values: ReturnType<typeof parse>['values']): CsvFlags | string {
+/**
+ * The CSV flags given, as source options, or what is wrong with one of them. The CSV reader's lists are
+ * loaded only when a flag needs them (an .ics import loads no CSV module: issue 17).
+ */
+async function csvOptions(values: ReturnType<typeof parse>['values']): Promise<CsvFlags | string> {
   const options: CsvFlags = {};
   if (values['date-format'] !== undefined) {
+    const { DATE_FORMATS } = await import('../sources/csv/dates.ts');
     if (!DATE_FORMATS.includes(values['date-format']))
       return `--date-format: expected one of ${DATE_FORMATS.join(', ')}, got "${values['date-format']}"`;
     options.dateFormat = values['date-format'];
@@ -266,6 +268,7 @@ function csvOptions(values: ReturnType<typeof parse>['values']): CsvFlags | stri
     options.kind = values.kind as CsvFlags['kind'];
   }
   if (values.columns !== undefined) {
+    const { CSV_FIELDS } = await import('../sources/csv/columns.ts');
     const columns: Record<string, string> = {};
     // `title=Subject,start_date=Start Date`: a comma starts a new pair only before `field=`, so a header
     // may itself hold a comma.

@@ -4,11 +4,11 @@
  * summary to stdout, so `npm run sync > summary.txt` keeps the summary clean.
  */
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { styleText } from 'node:util';
-import { SingleBar } from 'cli-progress';
+import type { SingleBar } from 'cli-progress';
 import { type Logger, pino } from 'pino';
-import { prettyFactory } from 'pino-pretty';
 import type { Plan } from '../pipeline/plan.ts';
 import { OPS } from '../pipeline/plan.ts';
 import {
@@ -54,6 +54,22 @@ const printedAnyway = (record: Record<string, unknown>) => 'problem' in record |
  * debug line); the source problems and item failures are not logged there, the summary lists them.
  * Elsewhere (cron, CI, a pipe): every info line as JSON, for log collectors.
  */
+/** pino-pretty and cli-progress: loaded only when they draw on a terminal (issue 17: a cron run loads neither). */
+function terminalOnly(): {
+  prettyFactory: typeof import('pino-pretty').prettyFactory;
+  SingleBar: typeof SingleBar;
+} {
+  const require = createRequire(import.meta.url);
+  return {
+    get prettyFactory() {
+      return (require('pino-pretty') as typeof import('pino-pretty')).prettyFactory;
+    },
+    get SingleBar() {
+      return (require('cli-progress') as typeof import('cli-progress')).SingleBar;
+    },
+  };
+}
+
 export function makeLogger(io: CliIO, options: OutputOptions): Logger {
   const tty = isTerminal(io.stderr);
   const level =
@@ -62,7 +78,7 @@ export function makeLogger(io: CliIO, options: OutputOptions): Logger {
     (io.debug ? 'debug' : options.quiet ? 'error' : tty ? 'warn' : 'info');
   if (!tty)
     return pino({ level, base: { name: 'calsync' } }, { write: (line: string) => io.stderr.write(line) });
-  const pretty = prettyFactory({
+  const pretty = terminalOnly().prettyFactory({
     colorize: colourOn(io, 'stderr'),
     ignore: 'pid,hostname,name,pipeline,run',
     hideObject: !io.debug,
@@ -109,7 +125,7 @@ export function makeProgress(io: CliIO, options: OutputOptions) {
   // swings from 1 s to minutes with every pause of the collector.
   const bar = (format: string, total: number) => {
     clearStatus();
-    const made = new SingleBar({
+    const made = new (terminalOnly().SingleBar)({
       stream: io.stderr as NodeJS.WritableStream,
       format,
       hideCursor: true,

@@ -7,7 +7,8 @@
 // - `stripTags` / `escapeTitle`: titles and venue/organizer names are plain text, output with `&` as `&#038;`.
 // - `htmlToText`: rendered HTML back to plain text for JSON-LD and iCalendar DESCRIPTION.
 
-import sanitize from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type sanitize from 'sanitize-html';
 
 const words = (list: string): string[] => list.split(' ');
 
@@ -56,9 +57,16 @@ const SANITIZE_OPTIONS: sanitize.IOptions = {
   nonTextTags: ['script', 'style', 'textarea', 'option', 'select', 'noscript', 'iframe', 'object', 'embed'],
 };
 
+/**
+ * sanitize-html (with postcss and htmlparser2, ~7 MB) loaded on the first write, not by every module that
+ * imports this one: an import run only strips tags (issue 17: load only what a run needs).
+ */
+let sanitizer: typeof sanitize | undefined;
+
 /** Keeps what wp_kses_post would: formatting, links, images, lists, headings, tables; no scripts. */
 export function sanitizeHtml(raw: string): string {
-  return sanitize(raw, SANITIZE_OPTIONS);
+  sanitizer ??= createRequire(import.meta.url)('sanitize-html') as typeof sanitize;
+  return sanitizer(raw, SANITIZE_OPTIONS);
 }
 
 const BLOCKS =

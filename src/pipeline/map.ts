@@ -69,10 +69,13 @@ export class Mapper {
   };
   /** Event key → line of its last record so far, for the duplicate_key warning across batches. */
   readonly #eventLines = new Map<string, number | undefined>();
+  /** The source gives each key once (an .ics stream): no key is kept past its batch. */
+  readonly #uniqueKeys: boolean;
   #standalone: SourceResult['standalone'];
 
-  constructor(options: MapOptions, standalone?: SourceResult['standalone']) {
+  constructor(options: MapOptions, standalone?: SourceResult['standalone'], uniqueKeys = false) {
     this.#options = options;
+    this.#uniqueKeys = uniqueKeys;
     this.#zone = normalizeTimezone(options.timezone ?? 'UTC') ?? 'UTC';
     this.#standalone = standalone;
   }
@@ -105,6 +108,9 @@ export class Mapper {
     const organizers = fresh('organizer');
     const terms = { category: fresh('category'), tag: fresh('tag') };
     const problems: SourceProblem[] = [];
+    // Across batches only when a key may come again (a source read whole): the keys of every event of a
+    // large file would otherwise stay, and with them the text they were cut from.
+    const eventLines = this.#uniqueKeys ? new Map<string, number | undefined>() : this.#eventLines;
 
     const term = (kind: 'category' | 'tag', name: string, record: EventRecord): string | undefined => {
       const label = name.trim().replace(/\s+/g, ' ');
@@ -164,16 +170,16 @@ export class Mapper {
         hide_from_listings: record.display?.hide_from_listings ?? false,
         sticky: record.display?.sticky ?? false,
       };
-      if (this.#eventLines.has(record.key)) {
+      if (eventLines.has(record.key)) {
         problems.push({
           code: 'duplicate_key',
-          message: `a second event with key "${record.key}" (first at line ${this.#eventLines.get(record.key) ?? '?'}); the later one is used`,
+          message: `a second event with key "${record.key}" (first at line ${eventLines.get(record.key) ?? '?'}); the later one is used`,
           origin: record.origin,
           uid: record.uid,
           severity: 'warning',
         });
       }
-      this.#eventLines.set(record.key, record.origin.line);
+      eventLines.set(record.key, record.origin.line);
       if (superseded?.(i)) continue;
       const event = entity('event', record.key, record.title, fields, record, refs);
       event.slug = eventSlug(options.pipeline, record.key, record.title);

@@ -1,6 +1,8 @@
 /**
  * The source stage of a run: a file or a URL (`source.path`, `source.url`) read into event records by the
- * .ics or CSV reader. Public: SourceSpec, readSource, sourceLabel, cacheFingerprints.
+ * .ics or CSV reader. Public: SourceSpec, openSource (an .ics file opened to be read a batch at a time as
+ * the run goes: sources/ics/stream.ts), readSource (every record at once), wholeOf, sourceLabel,
+ * cacheFingerprints.
  *
  * A URL is fetched with a conditional GET when the last successful run left validators (sources/remote):
  * a 304 means nothing to read, plan or write. The short-cut is only taken when nothing else the result
@@ -13,7 +15,7 @@ import { open, readFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import type { CsvOptions } from '../sources/csv/index.ts';
 import type { LinkedDetails, LinkedKind } from '../sources/csv/linked.ts';
-import type { SourceResult, Window } from '../sources/record.ts';
+import type { EventRecord, SourceProblem, SourceResult, Window } from '../sources/record.ts';
 import { SOURCE_ERRORS, SourceFetchError } from '../sources/remote/errors.ts';
 import type { Validators } from '../sources/remote/index.ts';
 import { looksLike } from '../sources/remote/sniff.ts';
@@ -51,6 +53,23 @@ export type SourceRead =
       hasSeries: boolean;
     };
 
+/**
+ * A source read as it is used (an .ics file: sources/ics/stream.ts): its records in batches, at most once,
+ * its problems complete once the batches have ended.
+ */
+export interface SourceStream {
+  calendar: SourceResult['calendar'];
+  problems: SourceProblem[];
+  /** Records or VEVENTs to come (0: an empty source). */
+  total: number;
+  records(size: number): AsyncGenerator<EventRecord[]>;
+  /** A guess at the records still to come, for a progress bar. */
+  left(): number;
+}
+
+/** What `openSource` gives: a source read whole (URLs, CSV), or one to read in batches (an .ics file). */
+export type OpenedSource = SourceRead | { notModified: false; stream: SourceStream };
+
 /** `onParse`: VEVENTs of an .ics read so far and its total, as the reader goes (a progress bar). */
 export async function readSource(
   spec: RunSpec,
@@ -58,6 +77,29 @@ export async function readSource(
   validators?: Validators,
   onParse?: (done: number, total: number) => void,
 ): Promise<SourceRead> {
+  const opened = await openSource(spec, window, validators, onParse);
+  if (opened.notModified || !('stream' in opened)) return opened;
+  const result = await wholeOf(opened.stream);
+  return { notModified: false, result, hasSeries: result.records.some((r) => r.instance !== undefined) };
+}
+
+/** A source stream's records and problems at once. */
+export async function wholeOf(stream: SourceStream): Promise<SourceResult> {
+  const records: EventRecord[] = [];
+  for await (const batch of stream.records(4096)) for (const r of batch) records.push(r);
+  return { records, problems: stream.problems, calendar: stream.calendar };
+}
+
+/**
+ * Like readSource, but an .ics file is not read yet: only checked, and its calendar's parts read (a first
+ * pass over it), so that a run can take its records a batch at a time.
+ */
+export async function openSource(
+  spec: RunSpec,
+  window: Window,
+  validators?: Validators,
+  onParse?: (done: number, total: number) => void,
+): Promise<OpenedSource> {
   const { source } = spec;
   const file = sourceLabel(source);
   const defaultZone = spec.mapping.timezone;
@@ -121,15 +163,24 @@ export async function readSource(
   try {
     if (source.type === 'csv') {
       const head = await readHead(source.path);
-      await refuseNotText(file, head, 'csv');
+      refuseNotText(file, head, 'csv');
       const { standaloneOf, linkedKindOf } = await linkedCsv();
       const kind = source.kind ?? kindOf(head, linkedKindOf);
       if (kind !== 'events') return done(await standaloneOf(await readFile(source.path), kind, file));
       return done(await besideCsv(source.path, await read(createReadStream(source.path))));
     }
-    const bytes = await readFile(source.path);
-    await refuseNotText(file, bytes, 'ics');
-    return done(await read(bytes));
+    const path = source.path;
+    const head = await readHead(path, HEAD);
+    refuseNotText(file, head, 'ics', true);
+    const { streamIcs } = await import('../sources/ics/stream.ts');
+    const stream = await streamIcs(() => createReadStream(path), {
+      file,
+      window,
+      defaultZone,
+      onProgress: onParse,
+    });
+    if (!stream.sawCalendar && !stream.encoding?.startsWith('utf-16')) throw noCalendar(file, head);
+    return { notModified: false, stream };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'ENOENT') throw new ConfigError(`${file}: no such file`);
@@ -143,16 +194,22 @@ export async function readSource(
  * named .csv) stops the run with one line naming what it is, instead of a problem per line of it. An
  * .ics with no BEGIN:VCALENDAR anywhere is not a calendar either.
  */
-async function refuseNotText(file: string, bytes: Uint8Array, type: 'ics' | 'csv'): Promise<void> {
+function refuseNotText(file: string, bytes: Uint8Array, type: 'ics' | 'csv', headOnly = false): void {
   const start = Buffer.from(bytes.subarray(0, HEAD)).toString('latin1');
   const looks = looksLike(start);
   const expected = type === 'ics' ? 'an iCalendar (.ics) file' : 'a CSV file';
   if (looks) throw new ConfigError(`${file}: this is ${looks}, not ${expected}`);
+  if (headOnly || type !== 'ics') return;
   const utf16 = /^(?:\u00fe\u00ff|\u00ff\u00fe)/.test(start);
-  if (type === 'ics' && !utf16 && !/BEGIN:VCALENDAR/i.test(Buffer.from(bytes).toString('latin1')))
-    throw new ConfigError(
-      `${file}: not a calendar: an iCalendar file has BEGIN:VCALENDAR, this one has none (it begins "${start.slice(0, 40).replace(/\s+/g, ' ').trim()}")`,
-    );
+  if (!utf16 && !/BEGIN:VCALENDAR/i.test(Buffer.from(bytes).toString('latin1')))
+    throw noCalendar(file, bytes);
+}
+
+function noCalendar(file: string, head: Uint8Array): ConfigError {
+  const start = Buffer.from(head.subarray(0, HEAD)).toString('latin1');
+  return new ConfigError(
+    `${file}: not a calendar: an iCalendar file has BEGIN:VCALENDAR, this one has none (it begins "${start.slice(0, 40).replace(/\s+/g, ' ').trim()}")`,
+  );
 }
 
 /** The fetch of URL sources (undici), loaded only by a run that has one. */

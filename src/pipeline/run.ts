@@ -20,7 +20,7 @@ import { KIND_ORDER } from './desired.ts';
 import { ConfigError, StateWriteError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
 import { changedItems, countActions, type Plan, type Policies, plan } from './plan.ts';
-import { cacheFingerprints, readSource, type SourceSpec, sourceLabel } from './read-source.ts';
+import { cacheFingerprints, openSource, type SourceSpec, sourceLabel, wholeOf } from './read-source.ts';
 import { rebuildState } from './rebuild-state.ts';
 import { conflictsOf, emptyCounts, type RunReport, Tally } from './report.ts';
 import { runInBatches } from './stream.ts';
@@ -106,7 +106,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       startedAt: new Date(started).toISOString(),
     };
     options.onStage?.(`reading ${sourceLabel(spec.source)}`);
-    const read = await readSource(spec, window, cache, options.onParse);
+    const read = await openSource(spec, window, cache, options.onParse);
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
       const report: RunReport = {
@@ -128,24 +128,32 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       }
       return { plan: { actions: [], counts: emptyPlanCounts() }, report };
     }
-    const source = read.result;
-    for (const p of source.problems) {
-      if (p.severity === 'error') log?.error({ problem: p }, `${p.code}: ${p.message}`);
-      else log?.warn({ problem: p }, `${p.code}: ${p.message}`);
+    // An .ics file is read as the run goes (stream); any other source has been read whole (source).
+    const stream = 'stream' in read ? read.stream : undefined;
+    let source = 'stream' in read ? undefined : read.result;
+    const logProblems = (found: readonly SourceProblem[]) => {
+      for (const p of found) {
+        if (p.severity === 'error') log?.error({ problem: p }, `${p.code}: ${p.message}`);
+        else log?.warn({ problem: p }, `${p.code}: ${p.message}`);
+      }
+    };
+    if (source) {
+      logProblems(source.problems);
+      options.onStage?.(`planning ${source.records.length} records`);
     }
-    options.onStage?.(`planning ${source.records.length} records`);
+    const calendar = stream?.calendar ?? source?.calendar ?? {};
     const mapping = {
       ...spec.mapping,
       pipeline: spec.name,
-      timezone: spec.mapping.timezone ?? source.calendar.timezone,
+      timezone: spec.mapping.timezone ?? calendar.timezone,
     };
     const policies = {
       ...spec.policies,
       forceDelete: options.forceDelete ?? false,
       keepBefore: window.from,
-      unreadable: unreadable(source.problems),
+      unreadable: unreadable(source?.problems ?? []),
     };
-    const incomplete = incompleteReason(source.problems);
+    let incomplete = source && incompleteReason(source.problems);
 
     // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.
     const open = async () => {
@@ -199,16 +207,21 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     let thePlan: Plan;
     let problems: SourceProblem[];
     let written: { writer: Target; results: Tally };
-    if (!options.dryRun && state && (await streamable(state, spec.name, source, open))) {
+    const empty = source ? source.records.length === 0 && !source.standalone : stream?.total === 0;
+    if (!options.dryRun && state && (await streamable(state, spec.name, empty, open))) {
       // Batches: the state is asked per batch, and no more than a batch is held (stream.ts).
-      let total = source.records.length;
+      const records = source?.records ?? (stream as NonNullable<typeof stream>);
+      const sourceProblems = source?.problems ?? (stream as NonNullable<typeof stream>).problems;
+      let total = Array.isArray(records) ? records.length : records.left();
+      // A stream's VEVENTs are read, planned and written together: its parse bar follows this line.
+      if (stream) options.onStage?.(`planning ${stream.total} VEVENTs`);
       const w = await writing(state, () => total, true);
       let streamed: Awaited<ReturnType<typeof runInBatches>>;
       try {
         streamed = await runInBatches({
           pipeline: spec.name,
-          records: source.records,
-          standalone: source.standalone,
+          records,
+          standalone: source?.standalone,
           mapping,
           policies,
           state,
@@ -220,21 +233,34 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
           onPlanned: (actions, left) => {
             total = actions + left;
           },
+          // What the source failed to read is known once it has been read: nothing is deleted then.
+          endOfSource: () => ({ unreadable: unreadable(sourceProblems) }),
         });
       } catch (err) {
         // The sync state's disk filled up mid-run: the run stops before planning deletions (what it
         // recorded as seen may be lost with the failed commit), and reports what it wrote.
         if (!storageFault(err)) throw err;
         const stopped: Plan = { actions: [], counts: countActions([]) };
-        throw new StateWriteError(reportOf(w, stopped, source.problems), stopped, err);
+        throw new StateWriteError(reportOf(w, stopped, sourceProblems), stopped, err);
+      }
+      if (stream) {
+        logProblems(stream.problems);
+        incomplete = incompleteReason(stream.problems);
       }
       thePlan = streamed.plan;
-      problems = [...source.problems, ...streamed.problems];
+      problems = [...sourceProblems, ...streamed.problems];
       log?.info({ counts: thePlan.counts }, 'plan');
       if (thePlan.guard) log?.warn(thePlan.guard);
       if (incomplete) log?.warn(incomplete);
       written = w;
     } else {
+      if (!source) {
+        source = await wholeOf(stream as NonNullable<typeof stream>);
+        logProblems(source.problems);
+        options.onStage?.(`planning ${source.records.length} records`);
+        policies.unreadable = unreadable(source.problems);
+        incomplete = incompleteReason(source.problems);
+      }
       const mapped = mapRecords(source.records, mapping, source.standalone);
       problems = [...source.problems, ...mapped.problems];
       let items = (await state?.items(spec.name)) ?? [];
@@ -297,7 +323,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     try {
       await state.finishRun(runId, spec.name, report.outcome, report);
       // Validators are kept only after a run that wrote everything: a 304 must never hide a failed item.
-      if (spec.source.url) {
+      if (spec.source.url && 'result' in read) {
         const fingerprint = read.hasSeries ? fingerprints.windowed : fingerprints.plain;
         await state.setSourceCache(
           spec.name,
@@ -349,11 +375,11 @@ async function conditional(
 async function streamable(
   state: RunState,
   pipeline: string,
-  source: SourceResult,
+  empty: boolean,
   open: () => Promise<Target>,
 ): Promise<boolean> {
   if (Object.values(await state.counts(pipeline)).some((n) => n)) return true;
-  if (source.records.length === 0 && !source.standalone) return false;
+  if (empty) return false;
   const target = await open();
   for (const kind of KIND_ORDER) for await (const _ of target.list(kind)) return false;
   return true;

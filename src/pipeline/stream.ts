@@ -31,8 +31,14 @@ export const BATCH = 2000;
 
 export interface StreamOptions {
   pipeline: string;
-  /** Consumed: each entry is let go once its batch is mapped. */
-  records: (EventRecord | undefined)[];
+  /**
+   * The source's records: read whole (consumed: each entry is let go once its batch is mapped; a later
+   * record of a key replaces an earlier one, as map.ts does), or read in batches as the run goes (an .ics
+   * file: sources/ics/stream.ts, whose keys are unique).
+   */
+  records: (EventRecord | undefined)[] | BatchSource;
+  /** Policies known only once the source has been read to its end (what it failed to read): for deletions. */
+  endOfSource?: () => Partial<Policies>;
   standalone?: SourceResult['standalone'];
   mapping: MapOptions;
   policies: Omit<Policies, 'remote'>;
@@ -48,6 +54,13 @@ export interface StreamOptions {
   onPlanned?: (actions: number, recordsLeft: number) => void;
 }
 
+/** Records that come a batch at a time. */
+export interface BatchSource {
+  records(size: number): AsyncIterable<EventRecord[]>;
+  /** A guess at the records still to come. */
+  left(): number;
+}
+
 export interface Streamed {
   /** The plan's counts and guard; its actions are not kept. */
   plan: Plan;
@@ -58,8 +71,7 @@ export interface Streamed {
 export async function runInBatches(options: StreamOptions): Promise<Streamed> {
   const { records, state, pipeline, policies } = options;
   const size = options.batch ?? BATCH;
-  const mapper = new Mapper(options.mapping, options.standalone);
-  const superseded = supersededOf(records);
+  const mapper = new Mapper(options.mapping, options.standalone, !Array.isArray(records));
   // The guard weighs deletions against the events the state had before this run wrote any.
   const stateEvents = (await state.counts(pipeline)).event ?? 0;
   const problems: SourceProblem[] = [];
@@ -76,11 +88,8 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
   async function* actions(): AsyncGenerator<Action> {
     // Deletions of events cancelled in the source wait for the guard, with those that left it.
     const cancelled: Action[] = [];
-    // At least one batch: venues and organizers a source lists on their own come with the first.
-    for (let from = 0; from < Math.max(records.length, 1); from += size) {
-      const batch = records.slice(from, from + size) as EventRecord[];
-      records.fill(undefined, from, from + size);
-      const mapped = mapper.map(batch, (i) => superseded.has(from + i));
+    for await (const { batch, superseded, left } of batchesOf(records, size)) {
+      const mapped = mapper.map(batch, superseded);
       problems.push(...mapped.problems);
       sourceHasEvents ||= mapped.entities.some((d) => d.kind === 'event');
       const known = await state.itemsOf(pipeline, mapped.entities);
@@ -89,10 +98,7 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
           ? await options.currentVersions(changedItems(mapped.entities, [...known.values()]))
           : undefined;
       const batchActions = planEntities(mapped.entities, known, { ...policies, remote });
-      options.onPlanned?.(
-        actionCount + batchActions.length,
-        Math.max(0, records.length - from - batch.length),
-      );
+      options.onPlanned?.(actionCount + batchActions.length, left());
       for (const action of batchActions) {
         if (action.op === 'delete') cancelled.push(action);
         else {
@@ -101,12 +107,13 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
         }
       }
     }
+    const atEnd = { ...policies, ...options.endOfSource?.() };
     const deletions = [
       ...cancelled,
-      ...planDeletions(await state.unseenEvents(pipeline), () => false, policies),
+      ...planDeletions(await state.unseenEvents(pipeline), () => false, atEnd),
     ];
     const deletes = deletions.filter((a) => a.op === 'delete').length;
-    const guard = massDeleteGuard(deletes, sourceHasEvents, stateEvents, policies);
+    const guard = massDeleteGuard(deletes, sourceHasEvents, stateEvents, atEnd);
     if (guard) {
       holdBack(deletions, guard);
       held.guard = guard;
@@ -124,6 +131,38 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
     onResult: options.onResult,
   });
   return { plan: { actions: [], counts, ...held }, problems };
+}
+
+interface Batch {
+  batch: EventRecord[];
+  /** Records of the batch a later batch replaces (mapped, not handed on). */
+  superseded?: (index: number) => boolean;
+  /** Records still to come after this batch (a guess for a stream). */
+  left: () => number;
+}
+
+/** The source's batches; at least one (venues and organizers a source lists on their own come with the first). */
+async function* batchesOf(records: StreamOptions['records'], size: number): AsyncGenerator<Batch> {
+  if (!Array.isArray(records)) {
+    let any = false;
+    for await (const batch of records.records(size)) {
+      any = true;
+      yield { batch, left: () => records.left() };
+    }
+    if (!any) yield { batch: [], left: () => 0 };
+    return;
+  }
+  const superseded = supersededOf(records);
+  for (let from = 0; from < Math.max(records.length, 1); from += size) {
+    const batch = records.slice(from, from + size) as EventRecord[];
+    records.fill(undefined, from, from + size);
+    const next = from + batch.length;
+    yield {
+      batch,
+      superseded: (i) => superseded.has(from + i),
+      left: () => Math.max(0, records.length - next),
+    };
+  }
 }
 
 /** Indexes of records a later record of the same key replaces (the later one is used: map.ts). */

@@ -128,7 +128,8 @@ describe('source problems', () => {
     // While it reads and plans (no count to show yet) a status line says so, then gives way to the bar.
     expect(run.stderr).toContain('reading ');
     expect(run.stderr).toMatch(/broken\.ics…/);
-    expect(run.stderr).toMatch(/planning \d+ records…/);
+    // (an .ics file is read, planned and written a batch at a time: its VEVENTs are what it counts)
+    expect(run.stderr).toMatch(/planning \d+ VEVENTs…/);
   });
 
   it('NO_COLOR turns the colour off, and a pipe never gets any', async () => {

@@ -61,3 +61,95 @@ function decode(bytes: Uint8Array, encoding: Decoded['encoding']): Decoded {
   const usable = encoding !== 'utf-8' && bytes.length % 2 === 1 ? bytes.subarray(0, bytes.length - 1) : bytes;
   return { text: new TextDecoder(encoding, { ignoreBOM: true }).decode(usable), encoding };
 }
+
+/**
+ * The same decoding for a file read in chunks: `push` returns the text of whole lines decoded so far, `end`
+ * the rest. UTF-8 is cut at the start of a line that is no fold (so a character split across a fold is
+ * joined as in one text, and a piece never ends inside a character or a folded property); UTF-16 goes
+ * through a streaming TextDecoder.
+ */
+export class IcsDecoder {
+  #encoding: Decoded['encoding'] | undefined;
+  #carry: Uint8Array = new Uint8Array(0);
+  #utf16: InstanceType<typeof TextDecoder> | undefined;
+
+  /** Known once the first four bytes were pushed (or at the end). */
+  get encoding(): Decoded['encoding'] | undefined {
+    return this.#encoding;
+  }
+
+  push(chunk: Uint8Array): string {
+    let bytes = this.#carry.length === 0 ? chunk : concat(this.#carry, chunk);
+    if (this.#encoding === undefined) {
+      if (bytes.length < 4) {
+        this.#carry = bytes;
+        return '';
+      }
+      bytes = this.#start(bytes);
+    }
+    if (this.#utf16 !== undefined) {
+      // Whole code units only: a file cut after half of one drops it at the end, as decode() does.
+      const even = bytes.length - (bytes.length % 2);
+      this.#carry = bytes.slice(even);
+      return this.#utf16.decode(bytes.subarray(0, even), { stream: true });
+    }
+    const cut = lineStartBefore(bytes);
+    if (cut <= 0) {
+      this.#carry = bytes;
+      return '';
+    }
+    // A copy: the rest must not keep the whole chunk alive.
+    this.#carry = bytes.slice(cut);
+    return decodeUtf8(bytes.subarray(0, cut)).text;
+  }
+
+  end(): string {
+    const bytes = this.#carry;
+    this.#carry = new Uint8Array(0);
+    if (this.#encoding === undefined) return bytes.length === 0 ? '' : this.#decodeWhole(bytes);
+    if (this.#utf16 !== undefined) return this.#utf16.decode();
+    return bytes.length === 0 ? '' : decodeUtf8(bytes).text;
+  }
+
+  #decodeWhole(bytes: Uint8Array): string {
+    const decoded = decodeIcs(bytes);
+    this.#encoding = decoded.encoding;
+    return decoded.text;
+  }
+
+  /** The encoding by byte order mark or NUL bytes (as decodeIcs), and the bytes after the mark. */
+  #start(bytes: Uint8Array): Uint8Array {
+    const utf16 = (encoding: 'utf-16le' | 'utf-16be', skip: number) => {
+      this.#encoding = encoding;
+      this.#utf16 = new TextDecoder(encoding, { ignoreBOM: true });
+      return bytes.subarray(skip);
+    };
+    if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+      this.#encoding = 'utf-8';
+      return bytes.subarray(3);
+    }
+    if (bytes[0] === 0xff && bytes[1] === 0xfe) return utf16('utf-16le', 2);
+    if (bytes[0] === 0xfe && bytes[1] === 0xff) return utf16('utf-16be', 2);
+    if (bytes[0] !== 0 && bytes[1] === 0 && bytes[3] === 0) return utf16('utf-16le', 0);
+    if (bytes[0] === 0 && bytes[1] !== 0 && bytes[2] === 0) return utf16('utf-16be', 0);
+    this.#encoding = 'utf-8';
+    return bytes;
+  }
+}
+
+/** Index just after the last LF that is followed by a byte other than a blank (a line that is no fold). */
+function lineStartBefore(bytes: Uint8Array): number {
+  for (let lf = bytes.lastIndexOf(0x0a, bytes.length - 2); lf !== -1; lf = bytes.lastIndexOf(0x0a, lf - 1)) {
+    const next = bytes[lf + 1];
+    if (next !== 0x20 && next !== 0x09) return lf + 1;
+    if (lf === 0) break;
+  }
+  return -1;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a, 0);
+  joined.set(b, a.length);
+  return joined;
+}

@@ -54,8 +54,7 @@ const CR = 13;
 /**
  * The content lines of `text` one at a time, handed to `onLine` as each ends, problems pushed to `problems`
  * as they are found: the reader handles each VEVENT as it ends, so the lines of a 20,000-event file are never
- * all in memory at once. One scan by character codes, no regular expression per line (this is the loop
- * every byte of the file goes through).
+ * all in memory at once.
  */
 export function eachContentLine(
   text: string,
@@ -63,69 +62,113 @@ export function eachContentLine(
   problems: SourceProblem[],
   onLine: (line: ContentLine) => void,
 ): void {
-  let pending = '';
-  let pendingName = '';
-  let pendingLine = 0;
-  let position = 0;
-  let number = 0;
-  // Where the next LF and the next lone-or-paired CR are: found once each, not once per line.
-  let nextLf = -1;
-  let nextCr = -1;
-  const length = text.length;
-  while (position <= length) {
-    if (nextLf < position) nextLf = indexOrEnd(text, '\n', position);
-    if (nextCr < position) nextCr = indexOrEnd(text, '\r', position);
-    const end = Math.min(nextLf, nextCr);
-    const start = position;
-    position = end + (end < length && text.charCodeAt(end) === CR && text.charCodeAt(end + 1) === LF ? 2 : 1);
-    number++;
-    if (end === start) continue;
-    const first = text.charCodeAt(start);
-    if (first === 32 || first === 9) {
-      // RFC 5545 §3.1: a fold is CRLF followed by one blank, both removed.
-      if (pending !== '') pending += text.slice(start + 1, end);
-      continue;
-    }
-    const nameEnd = propertyNameEnd(text, start, end);
-    if (nameEnd !== -1 || pending === '') {
-      const name = nameEnd === -1 ? '' : upper(text.slice(start, nameEnd));
-      if (nameEnd !== -1 && (KNOWN_NAMES.has(name) || name.startsWith('X-'))) {
-        if (pending !== '') {
-          const parsed = splitLine(pending, pendingName, pendingLine, file, problems);
-          if (parsed !== null) onLine(parsed);
-        }
-        pending = text.slice(start, end);
-        pendingName = name;
-        pendingLine = number;
+  const reader = new ContentLineReader(file, problems, onLine);
+  reader.push(text);
+  reader.end();
+}
+
+/**
+ * Content lines of a text handed over in pieces (a file read as a stream), each piece ending at the end of
+ * a physical line: a property folded or broken over the pieces' border is joined as in one text, and line
+ * numbers go on. One scan by character codes, no regular expression per line (this is the loop every byte
+ * of the file goes through).
+ */
+export class ContentLineReader {
+  readonly #file: string;
+  readonly #problems: SourceProblem[];
+  readonly #onLine: (line: ContentLine) => void;
+  #pending = '';
+  #pendingName = '';
+  #pendingLine = 0;
+  #number = 0;
+  /** The last piece ended with a CR: an LF first in the next one ends no line of its own. */
+  #afterCr = false;
+
+  constructor(file: string, problems: SourceProblem[], onLine: (line: ContentLine) => void) {
+    this.#file = file;
+    this.#problems = problems;
+    this.#onLine = onLine;
+  }
+
+  /** The physical lines of `text`; its last line is taken as ended (a piece ends at a line end). */
+  push(text: string): void {
+    const file = this.#file;
+    const problems = this.#problems;
+    const onLine = this.#onLine;
+    let pending = this.#pending;
+    let pendingName = this.#pendingName;
+    let pendingLine = this.#pendingLine;
+    let number = this.#number;
+    let position = this.#afterCr && text.charCodeAt(0) === LF ? 1 : 0;
+    // Where the next LF and the next lone-or-paired CR are: found once each, not once per line.
+    let nextLf = -1;
+    let nextCr = -1;
+    const length = text.length;
+    while (position < length) {
+      if (nextLf < position) nextLf = indexOrEnd(text, '\n', position);
+      if (nextCr < position) nextCr = indexOrEnd(text, '\r', position);
+      const end = Math.min(nextLf, nextCr);
+      const start = position;
+      position =
+        end + (end < length && text.charCodeAt(end) === CR && text.charCodeAt(end + 1) === LF ? 2 : 1);
+      number++;
+      if (end === start) continue;
+      const first = text.charCodeAt(start);
+      if (first === 32 || first === 9) {
+        // RFC 5545 §3.1: a fold is CRLF followed by one blank, both removed.
+        if (pending !== '') pending += text.slice(start + 1, end);
         continue;
       }
-      if (pending === '') {
-        problems.push(
-          problem('warning', ICS_PROBLEMS.badLine, `skipped a line that is no property`, {
+      const nameEnd = propertyNameEnd(text, start, end);
+      if (nameEnd !== -1 || pending === '') {
+        const name = nameEnd === -1 ? '' : upper(text.slice(start, nameEnd));
+        if (nameEnd !== -1 && (KNOWN_NAMES.has(name) || name.startsWith('X-'))) {
+          if (pending !== '') {
+            const parsed = splitLine(pending, pendingName, pendingLine, file, problems);
+            if (parsed !== null) onLine(parsed);
+          }
+          pending = text.slice(start, end);
+          pendingName = name;
+          pendingLine = number;
+          continue;
+        }
+        if (pending === '') {
+          problems.push(
+            problem('warning', ICS_PROBLEMS.badLine, `skipped a line that is no property`, {
+              file,
+              line: number,
+            }),
+          );
+          continue;
+        }
+      }
+      // A line break the writer did not fold: most often a raw newline inside a text value, so keep it.
+      problems.push(
+        problem(
+          'warning',
+          ICS_PROBLEMS.repairedLine,
+          'joined a continuation line that lacks its leading blank',
+          {
             file,
             line: number,
-          }),
-        );
-        continue;
-      }
+          },
+        ),
+      );
+      pending += `\\n${text.slice(start, end)}`;
     }
-    // A line break the writer did not fold: most often a raw newline inside a text value, so keep it.
-    problems.push(
-      problem(
-        'warning',
-        ICS_PROBLEMS.repairedLine,
-        'joined a continuation line that lacks its leading blank',
-        {
-          file,
-          line: number,
-        },
-      ),
-    );
-    pending += `\\n${text.slice(start, end)}`;
+    this.#afterCr = length > 0 && text.charCodeAt(length - 1) === CR;
+    this.#pending = pending;
+    this.#pendingName = pendingName;
+    this.#pendingLine = pendingLine;
+    this.#number = number;
   }
-  if (pending !== '') {
-    const parsed = splitLine(pending, pendingName, pendingLine, file, problems);
-    if (parsed !== null) onLine(parsed);
+
+  /** The last property, once the text has ended. */
+  end(): void {
+    if (this.#pending === '') return;
+    const parsed = splitLine(this.#pending, this.#pendingName, this.#pendingLine, this.#file, this.#problems);
+    this.#pending = '';
+    if (parsed !== null) this.#onLine(parsed);
   }
 }
 

@@ -3,8 +3,9 @@
 // node-ical's parser per VEVENT was the largest cost): decode.ts (BOM, folds inside a UTF-8 character),
 // lines.ts (content lines, line numbers, repairs), components.ts (VEVENT blocks, truncation), vevent.ts (one
 // VEVENT), fields.ts (its properties), records.ts (series, overrides, keys), recurrence.ts (expansion),
-// rule.ts (RRULEs, on rrule-temporal). Here: the zones and the floating zone, and one streaming pass over
-// the file.
+// rule.ts (RRULEs, on rrule-temporal). Here: the zones and the floating zone, and one pass over the text,
+// every record returned at once (tests, bench:parse, URL sources); a run reads a file with stream.ts, which
+// gives the same records a batch at a time from the same pieces.
 
 import { normalizeTimezone } from '../../model/timezone.ts';
 import type { SourceProblem, SourceResult, Window } from '../record.ts';
@@ -37,7 +38,7 @@ export function readIcs(bytes: Uint8Array, options: ReadIcsOptions): SourceResul
   const events: ParsedEvent[] = [];
   let ctx: Context | null = null;
   let parts: CalendarParts;
-  const read = progressOf(text, options.onProgress);
+  const read = progressOf(options.onProgress === undefined ? 0 : countEvents(text), options.onProgress);
   if (!zonesAfterFirstEvent(text)) {
     // One pass, the common case (every writer we know puts VTIMEZONEs and X-WR-TIMEZONE first): each VEVENT
     // is read as soon as it ends and its lines dropped, which keeps a large file's memory low.
@@ -69,7 +70,7 @@ export function readIcs(bytes: Uint8Array, options: ReadIcsOptions): SourceResul
   return { records, problems, calendar: ctx.calendar };
 }
 
-interface Context {
+export interface Context {
   file: string;
   problems: SourceProblem[];
   zones: ZoneResolver;
@@ -80,13 +81,17 @@ interface Context {
 const FIRST_EVENT = /^BEGIN:VEVENT/im;
 const EVERY_EVENT = /^BEGIN:VEVENT/gim;
 
+/** The VEVENTs of `text` (one regex pass, <1% of the read): a progress bar's total. */
+function countEvents(text: string): number {
+  return text.match(EVERY_EVENT)?.length ?? 0;
+}
+
 /**
- * What to call after each VEVENT: counts it against the file's VEVENTs (one regex pass, <1% of the read)
- * and reports every 1/1000 of them — a bar has no more to show, and a call per VEVENT cost 6% of the read.
+ * What to call after each VEVENT: counts it against the file's `total` VEVENTs and reports every 1/1000 of
+ * them — a bar has no more to show, and a call per VEVENT cost 6% of the read.
  */
-function progressOf(text: string, onProgress: ReadIcsOptions['onProgress']): () => void {
+export function progressOf(total: number, onProgress: ReadIcsOptions['onProgress']): () => void {
   if (onProgress === undefined) return () => {};
-  const total = text.match(EVERY_EVENT)?.length ?? 0;
   const step = Math.max(1, Math.ceil(total / 1000));
   let done = 0;
   return () => {
@@ -105,7 +110,7 @@ function zonesAfterFirstEvent(text: string): boolean {
 }
 
 /** The zones of the file and the zone of floating times: X-WR-TIMEZONE, its only VTIMEZONE, the default. */
-function context(
+export function context(
   parts: Pick<CalendarParts, 'calendar' | 'timezones'>,
   options: ReadIcsOptions,
   problems: SourceProblem[],

@@ -41,11 +41,29 @@ interface Context extends TimeContext {
   problems: SourceProblem[];
 }
 
+/**
+ * The key `readVEvent` gives a VEVENT, from its lines alone (the streaming reader counts the VEVENTs of
+ * each key before it reads them: stream.ts).
+ */
+export function keyOf(props: readonly ContentLine[]): string {
+  const first = (name: string) => props.find((p) => p.name === name)?.value;
+  return uidOf(props) ?? derivedKey(first('DTSTART'), first('SUMMARY') ?? '', first('LOCATION') ?? '');
+}
+
+function uidOf(props: readonly ContentLine[]): string | undefined {
+  const uidLine = props.find((p) => p.name === 'UID');
+  return uidLine === undefined ? undefined : unescapeText(uidLine.value).trim() || undefined;
+}
+
+/** A UID-less VEVENT's key: `nouid-` + 16 hex of sha256(DTSTART, SUMMARY, LOCATION) as written. */
+function derivedKey(start: string | undefined, summary: string, location: string): string {
+  return `nouid-${sha16(`${start ?? ''}\n${summary}\n${location}`)}`;
+}
+
 export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null {
   const props = block.props;
   const first = (name: string) => props.find((p) => p.name === name);
-  const uidLine = first('UID');
-  const uid = uidLine === undefined ? undefined : unescapeText(uidLine.value).trim() || undefined;
+  const uid = uidOf(props);
   const at = (l: ContentLine | undefined, field: string) => ({
     file: ctx.file,
     line: l?.line ?? block.line,
@@ -103,7 +121,7 @@ export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null
     ctx.problems.push(problem('warning', ICS_PROBLEMS.noSummary, message, at(undefined, 'SUMMARY')));
   }
   const location = first('LOCATION')?.value ?? '';
-  const key = uid ?? `nouid-${sha16(`${startLine?.value ?? ''}\n${summary}\n${location}`)}`;
+  const key = uid ?? derivedKey(startLine?.value, summary, location);
   const rdates = rdateList(props, time);
   const exdates = dateList(props, 'EXDATE', time);
   const ruleLines = recurrenceId === undefined ? props.filter((p) => p.name === 'RRULE') : [];
