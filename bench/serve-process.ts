@@ -44,6 +44,8 @@ export interface ServeProcessOptions {
   echo?: boolean;
   /** More Node flags for the server process (`--import` of a probe, say). */
   nodeFlags?: string[];
+  /** Every other stdout line of the server (its NDJSON log), as it comes: a request log to count. */
+  onLine?: (line: string) => void;
 }
 
 export interface ServeProcess {
@@ -74,9 +76,12 @@ export async function startServe(options: ServeProcessOptions): Promise<ServePro
       if (m) {
         clearTimeout(timer);
         done(m[1]);
-      } else if (options.echo) process.stderr.write(`server: ${line}\n`);
+        return;
+      }
+      if (options.echo) process.stderr.write(`server: ${line}\n`);
     });
   });
+  if (options.onLine) lines.on('line', options.onLine);
   return { child, origin };
 }
 

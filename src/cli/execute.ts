@@ -9,6 +9,7 @@ import type { Plan } from '../pipeline/plan.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
 import { CsvOptionsError } from '../sources/csv/errors.ts';
+import type { StateBackend } from '../state/backend.ts';
 import { LockedError } from '../state/lock.ts';
 import { describeFault, StoreError, storageFault } from '../store/errors.ts';
 import { hintFor } from './hints.ts';
@@ -32,6 +33,8 @@ export interface ExecuteOptions extends OutputOptions {
   details?: boolean;
   /** `--json` (or `--report -`): print nothing; the command writes the report as JSON to stdout. */
   json?: boolean;
+  /** Where the sync state lives (the worker's PostgreSQL); default one SQLite file per target. */
+  stateBackend?: StateBackend;
 }
 
 export interface Executed {
@@ -62,6 +65,7 @@ export async function execute(
   try {
     const { plan, report } = await runPipeline(spec, {
       runId,
+      stateBackend: options.stateBackend,
       openTarget: () => target.open({ logger: log }),
       targetIsNew: target.isNew?.(),
       dryRun: options.dryRun,

@@ -5,18 +5,23 @@
  * key); `rebuild` reads the source and the target and records what is already there, writing nothing to the
  * target. A pipeline named rather than given by file is looked for in `pipelines/`; `show` and `forget`
  * also work on a name with no file (an `npm run import`, `import-<file>`), in the local target's state.
+ * With `--database`, `show` and `forget` work on the state the workers keep in PostgreSQL (pg-state.ts).
  */
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { DEFAULT_DATA } from '../pipeline/defaults.ts';
 import { ConfigError } from '../pipeline/errors.ts';
 import { checkPipelineFile, DefinitionError, loadPipeline } from '../pipeline/load.ts';
 import type { RunReport } from '../pipeline/report.ts';
 import { rebuildPipelineState } from '../pipeline/state-repair.ts';
+import { databaseUrl } from '../queue/database.ts';
+import type { Awaitable } from '../state/backend.ts';
 import { acquireLock, LockedError } from '../state/lock.ts';
-import { SyncState } from '../state/sync-state.ts';
+import { PgSyncState, pgStateBackend, targetOf } from '../state/pg-state.ts';
+import { type RunRow, type SourceCache, SyncState } from '../state/sync-state.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { makeLogger, summaryLine } from './output.ts';
 import { specFromPipeline } from './pipeline-spec.ts';
@@ -36,6 +41,8 @@ Options:
   --data <file>   for a pipeline named without a definition file: the local target's SQLite file
                   (default ${DEFAULT_DATA}; the state is beside it)
   --runs <n>      show: how many runs to list (default 5)
+  --database <url>  show, forget: the sync state npm run worker keeps in PostgreSQL (a definition file
+                  or a name in pipelines/ says which target)
   -h, --help      show this help
 
 Exit codes: 0 done, 1 the source or target failed, 2 usage or configuration error.
@@ -86,6 +93,27 @@ async function run(io: CliIO): Promise<number> {
     }
     throw err;
   }
+  if (values.database !== undefined) {
+    if (command === 'rebuild' || !pipeline.spec)
+      return usage(
+        io,
+        command === 'rebuild'
+          ? 'rebuild keeps its state in files; with --database only show and forget'
+          : `--database: ${which}: needs the pipeline's definition (a file, or a name in pipelines/) to know its target`,
+      );
+    try {
+      return await inDatabase(
+        databaseUrl(values.database, io.env),
+        command as 'show' | 'forget',
+        pipeline,
+        io,
+        runs,
+      );
+    } catch (err) {
+      io.stderr.write(`state: ${pipeline.name}: ${(err as Error).message}\n`);
+      return err instanceof LockedError ? 2 : 1;
+    }
+  }
   const unknown = unknownPipeline(pipeline);
   if (unknown) {
     io.stderr.write(`state: ${unknown}\n`);
@@ -94,7 +122,7 @@ async function run(io: CliIO): Promise<number> {
   try {
     switch (command as Command) {
       case 'show':
-        return show(pipeline, io, runs);
+        return await show(pipeline, io, runs);
       case 'forget':
         return forget(pipeline, io);
       case 'rebuild':
@@ -108,15 +136,69 @@ async function run(io: CliIO): Promise<number> {
   return 0;
 }
 
-function show(p: Resolved, io: CliIO, runs: number): number {
-  if (!existsSync(p.stateFile)) {
+/** `show` and `forget` on the workers' state in PostgreSQL. */
+async function inDatabase(
+  url: string,
+  command: 'show' | 'forget',
+  p: Resolved,
+  io: CliIO,
+  runs: number,
+): Promise<number> {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const backend = pgStateBackend(pool);
+  try {
+    const where = `PostgreSQL (${new URL(url).host})`;
+    // No state tables yet (no worker has run) reads as no state, as a missing file does.
+    const exists = await Promise.resolve(backend.exists(p.stateFile)).catch((err: unknown) => {
+      if ((err as { code?: string }).code === '42P01') return false;
+      throw err;
+    });
+    if (!exists) {
+      io.stdout.write(`${p.name}: no sync state in ${where}\n`);
+      return 0;
+    }
+    if (command === 'show')
+      return await show(p, io, runs, { state: await PgSyncState.open(pool, targetOf(p.stateFile)), where });
+    const release = await backend.lock(p.stateFile, p.name);
+    const state = await PgSyncState.open(pool, targetOf(p.stateFile));
+    try {
+      const n = await state.forgetPipeline(p.name);
+      io.stdout.write(
+        `${p.name}: forgot ${n} items in ${where}; the next run takes them over from the target again\n`,
+      );
+    } finally {
+      await state.close();
+      await release();
+    }
+    return 0;
+  } finally {
+    await pool.end();
+  }
+}
+
+/** What `show` reads: the SQLite file's state or PostgreSQL's. */
+interface Shown {
+  counts(pipeline: string): Awaitable<Partial<Record<string, number>>>;
+  sourceCache(pipeline: string): Awaitable<SourceCache | undefined>;
+  runs(pipeline: string, limit?: number): Awaitable<RunRow[]>;
+  pipelines(): Awaitable<string[]>;
+  close(): Awaitable<void>;
+}
+
+async function show(
+  p: Resolved,
+  io: CliIO,
+  runs: number,
+  opened?: { state: Shown; where: string },
+): Promise<number> {
+  if (!opened && !existsSync(p.stateFile)) {
     io.stdout.write(`${p.name}: no sync state yet (${p.stateFile})\n`);
     return 0;
   }
-  const state = new SyncState(p.stateFile);
+  const state: Shown = opened?.state ?? new SyncState(p.stateFile);
   try {
-    const counts = state.counts(p.name);
-    io.stdout.write(`${p.name} in ${p.stateFile}\n`);
+    const counts = await state.counts(p.name);
+    io.stdout.write(`${p.name} in ${opened?.where ?? p.stateFile}\n`);
     const kinds = ['category', 'tag', 'venue', 'organizer', 'event'] as const;
     const plural = {
       category: 'categories',
@@ -126,7 +208,7 @@ function show(p: Resolved, io: CliIO, runs: number): number {
       event: 'events',
     };
     io.stdout.write(`items: ${kinds.map((k) => `${counts[k] ?? 0} ${plural[k]}`).join(', ')}\n`);
-    const cache = state.sourceCache(p.name);
+    const cache = await state.sourceCache(p.name);
     if (cache) {
       const validators = [
         cache.etag ? `ETag ${cache.etag}` : '',
@@ -136,7 +218,7 @@ function show(p: Resolved, io: CliIO, runs: number): number {
         .join(', ');
       io.stdout.write(`source: ${cache.url} (${validators})\n`);
     }
-    const last = state.runs(p.name, runs);
+    const last = await state.runs(p.name, runs);
     if (last.length > 0) io.stdout.write('last runs:\n');
     for (const run of last) {
       const report = run.report as RunReport | null;
@@ -148,10 +230,11 @@ function show(p: Resolved, io: CliIO, runs: number): number {
             : '';
       io.stdout.write(`  ${run.startedUtc}  ${(run.outcome ?? 'running').padEnd(11)}  ${what}\n`);
     }
-    if (state.pipelines().length > 0 && !state.pipelines().includes(p.name))
-      io.stdout.write(`(this state file knows: ${state.pipelines().join(', ')})\n`);
+    const known = await state.pipelines();
+    if (known.length > 0 && !known.includes(p.name))
+      io.stdout.write(`(this state ${opened ? 'of the target' : 'file'} knows: ${known.join(', ')})\n`);
   } finally {
-    state.close();
+    await state.close();
   }
   return 0;
 }
@@ -246,6 +329,7 @@ function parse(argv: string[]) {
     allowPositionals: true,
     options: {
       data: { type: 'string', default: DEFAULT_DATA },
+      database: { type: 'string' },
       runs: { type: 'string', default: '5' },
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -5,7 +5,9 @@
  *
  * Shared by all workers through the database: one run per pipeline at a time (the job's singleton key),
  * each remote host's requests per second and a `Retry-After` pause (src/queue/host-limits.ts), the due
- * schedules (any worker fires them, once). A run's report is kept on its job, a failed run's too (with
+ * schedules (any worker fires them, once), and the sync state with each run's lock (src/state/pg-state.ts:
+ * no volume shared between hosts; `--state files` keeps it in CALSYNC_STATE_DIR as `npm run sync` does).
+ * A run's report is kept on its job, a failed run's too (with
  * its error); a failed run is retried with backoff, one whose definition is invalid is not.
  */
 import { randomUUID } from 'node:crypto';
@@ -17,8 +19,10 @@ import { publishFeeds } from '../export/publish.ts';
 import { ConfigError } from '../pipeline/errors.ts';
 import { DefinitionError, loadPipeline } from '../pipeline/load.ts';
 import { databaseUrl } from '../queue/database.ts';
-import { createLimitsTable, SharedHostLimits } from '../queue/host-limits.ts';
-import { openBoss, SYNC_QUEUE, type SyncJob } from '../queue/jobs.ts';
+import { createLimitsTable, DEFAULT_MARGIN_MS, SharedHostLimits } from '../queue/host-limits.ts';
+import { DEFAULT_CRON_CHECK_SECONDS, openBoss, SYNC_QUEUE, type SyncJob } from '../queue/jobs.ts';
+import type { StateBackend } from '../state/backend.ts';
+import { migratePg, pgStateBackend } from '../state/pg-state.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { makeLogger } from './output.ts';
@@ -33,12 +37,19 @@ database and the pipeline files at the same paths.
 Options:
   --database <url>     the PostgreSQL database of the queue (default CALSYNC_DATABASE_URL)
   --concurrency <n>    pipelines this worker runs at once (default 1)
+  --cron-check <s>     how often to look for due schedules, seconds, 1–45 (default ${DEFAULT_CRON_CHECK_SECONDS}):
+                       a scheduled run starts up to this late
+  --rate-margin <ms>   how much a request's way from this worker to a host may vary (default ${DEFAULT_MARGIN_MS}):
+                       requests_per_second r is kept as one request per (1000 + ms)/r ms; raise it where
+                       processes wait long for a CPU, so that a host still never sees more than r a second
+  --state <where>      postgres: the sync state and run locks in the queue's database (default);
+                       files: one SQLite file per target in CALSYNC_STATE_DIR, as npm run sync keeps it
   --quiet              print only failures and one summary line per run
   --debug              every log line with its fields, and stacks of errors
   -h, --help           show this help
 
-Environment: CALSYNC_DATABASE_URL (postgres://user@host:port/db); CALSYNC_STATE_DIR, where remote
-targets' sync state lives (shared by the workers of one host; it must persist between runs).
+Environment: CALSYNC_DATABASE_URL (postgres://user@host:port/db); CALSYNC_STATE_DIR, with --state files,
+where remote targets' sync state lives (shared by every worker; it must persist between runs).
 
 Examples:
   CALSYNC_DATABASE_URL=postgres://calsync@127.0.0.1:5432/calsync npm run worker -- --concurrency 4`;
@@ -47,6 +58,8 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
   let values: ReturnType<typeof parse>['values'];
   let url: string;
   let concurrency: number;
+  let cronCheck: number;
+  let margin: number;
   try {
     values = parse(io.argv).values;
     if (values.help) {
@@ -57,23 +70,42 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
     concurrency = Number(values.concurrency);
     if (!Number.isInteger(concurrency) || concurrency < 1)
       throw new Error(`--concurrency: expected a whole number ≥ 1, got "${values.concurrency}"`);
+    cronCheck = Number(values['cron-check']);
+    if (!Number.isInteger(cronCheck) || cronCheck < 1 || cronCheck > 45)
+      throw new Error(`--cron-check: expected whole seconds from 1 to 45, got "${values['cron-check']}"`);
+    margin = Number(values['rate-margin']);
+    if (!Number.isInteger(margin) || margin < 0 || margin > 5000)
+      throw new Error(`--rate-margin: expected whole ms from 0 to 5000, got "${values['rate-margin']}"`);
+    if (values.state !== 'postgres' && values.state !== 'files')
+      throw new Error(`--state: expected postgres or files, got "${values.state}"`);
   } catch (err) {
     io.stderr.write(`worker: ${(err as Error).message}\n\n${HELP}\n`);
     return 2;
   }
   const logger = makeLogger(io, { quiet: values.quiet });
-  const pool = new pg.Pool({ connectionString: url, max: 2 + concurrency });
+  // Per run in hand: its lock's connection and its state's (--state postgres); and the host limits'.
+  // Named in pg_stat_activity, so that an operator (or the cluster test) sees which worker holds which lock.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 2 + 3 * concurrency,
+    application_name: `calsync-worker-${process.pid}`,
+  });
   let boss: PgBoss;
+  let stateBackend: StateBackend | undefined;
   try {
     await createLimitsTable(pool);
-    boss = await openBoss(url, { role: 'worker', connections: 4 + concurrency });
+    if (values.state === 'postgres') {
+      await migratePg(pool);
+      stateBackend = pgStateBackend(pool);
+    }
+    boss = await openBoss(url, { role: 'worker', connections: 4 + concurrency, cronCheckSeconds: cronCheck });
   } catch (err) {
     await pool.end();
     io.stderr.write(`worker: ${redact(url)}: ${(err as Error).message}\n`);
     return 1;
   }
   boss.on('error', (err) => logger.error({ err }, `queue: ${err.message}`));
-  const limits = new SharedHostLimits(pool);
+  const limits = new SharedHostLimits(pool, margin);
   await boss.work<SyncJob>(
     SYNC_QUEUE,
     // A slot fetches again at once after a run longer than the interval, else when the interval is up
@@ -86,7 +118,7 @@ export const main = withCommonFlags(async (io: CliIO): Promise<number> => {
       pollingIntervalSeconds: 2,
       notifyPollingIntervalSeconds: 2,
     },
-    async ([job]) => [await runJob(job.id, job.data, io, logger, limits, values.quiet)],
+    async ([job]) => [await runJob(job.id, job.data, io, logger, { limits, stateBackend }, values.quiet)],
   );
   logger.info({ concurrency }, `worker ready: ${concurrency} at a time from ${redact(url)}`);
   if (!values.quiet) io.stdout.write(`worker ready (concurrency ${concurrency})\n`);
@@ -106,7 +138,7 @@ async function runJob(
   job: SyncJob,
   io: CliIO,
   logger: Logger,
-  limits: SharedHostLimits,
+  shared: { limits: SharedHostLimits; stateBackend?: StateBackend },
   quiet: boolean,
 ): Promise<JobResult> {
   const { file } = job;
@@ -124,7 +156,7 @@ async function runJob(
     return { id, status: retry ? 'failed' : 'deadletter', output: { file, error: message } };
   }
   const { spec, target, publish } = specFromPipeline(pipeline);
-  const queue = target.remote ? limits.queueFor(target.remote) : undefined;
+  const queue = target.remote ? shared.limits.queueFor(target.remote) : undefined;
   // Each attempt is a run of its own in the sync state (a retry after a SIGKILL finds the last one
   // unfinished, and looks its creates up by slug); the job's id is in the output.
   const runId = randomUUID();
@@ -133,6 +165,7 @@ async function runJob(
     quiet,
     noProgress: true,
     details: false,
+    stateBackend: shared.stateBackend,
     credentials: { from: 'pipeline', file, auth: pipeline.target.auth?.type ?? 'none' },
   });
   if (result.code !== 2 && result.report) {
@@ -167,6 +200,9 @@ function parse(argv: string[]) {
     options: {
       database: { type: 'string' },
       concurrency: { type: 'string', default: '1' },
+      state: { type: 'string', default: 'postgres' },
+      'rate-margin': { type: 'string', default: String(DEFAULT_MARGIN_MS) },
+      'cron-check': { type: 'string', default: String(DEFAULT_CRON_CHECK_SECONDS) },
       quiet: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },

@@ -16,7 +16,7 @@
  */
 
 import type { Kind } from '../model/kind.ts';
-import type { SyncState } from '../state/sync-state.ts';
+import type { RunState } from '../state/backend.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED, hashOf } from './desired.ts';
 import { fieldHashes, fieldOf, toWire, withField } from './local-edits.ts';
@@ -50,7 +50,7 @@ export interface ItemResult {
 export interface ApplyOptions {
   pipeline: string;
   target: Target;
-  state: SyncState;
+  state: RunState;
   /**
    * The last run was interrupted, or failed: an event create it sent may have landed without its answer
    * being recorded, so each create first looks for the event by its deterministic slug (one GET each).

@@ -9,11 +9,10 @@
  * version of each item the source changed is read, so that the plan can keep what was edited there.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { SourceProblem, SourceResult } from '../sources/record.ts';
-import { acquireLock } from '../state/lock.ts';
-import { type StateItem, SyncState } from '../state/sync-state.ts';
+import { type RunState, type StateBackend, sqliteBackend } from '../state/backend.ts';
+import type { StateItem } from '../state/sync-state.ts';
 import { storageFault } from '../store/errors.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { applyEach, type ItemResult } from './apply.ts';
@@ -68,6 +67,8 @@ export interface RunOptions {
   batch?: number;
   /** The run's id in logs, the sync state and the report; default a new UUID (the CLI makes it first, for its own log lines). */
   runId?: string;
+  /** Where the sync state and the run lock live; default one SQLite file per target (state/backend.ts). */
+  stateBackend?: StateBackend;
 }
 
 export interface RunResult {
@@ -80,18 +81,22 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
   const started = Date.now();
   const runId = options.runId ?? randomUUID();
   const log = options.logger?.child({ pipeline: spec.name, run: runId });
-  const release = options.dryRun ? () => {} : acquireLock(`${spec.stateFile}.${spec.name}.lock`);
-  let state: SyncState | undefined;
+  const backend = options.stateBackend ?? sqliteBackend;
+  const release = options.dryRun ? () => {} : await backend.lock(spec.stateFile, spec.name);
+  let state: RunState | undefined;
   let target: Target | undefined;
   try {
     // A dry run creates nothing, not even an empty state file.
-    state = options.dryRun && !existsSync(spec.stateFile) ? undefined : openState(spec.stateFile);
+    state =
+      options.dryRun && !(await backend.exists(spec.stateFile))
+        ? undefined
+        : await openState(backend, spec.stateFile);
     const window = {
       from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
       to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
     };
     const fingerprints = cacheFingerprints(spec, window);
-    const cache = spec.source.url && state ? conditional(state, spec, fingerprints) : undefined;
+    const cache = spec.source.url && state ? await conditional(state, spec, fingerprints) : undefined;
     const base = {
       pipeline: spec.name,
       runId,
@@ -118,8 +123,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         notModified: true,
       };
       if (!options.dryRun && state) {
-        state.startRun(runId, spec.name, now);
-        state.finishRun(runId, spec.name, 'ok', report);
+        await state.startRun(runId, spec.name, now);
+        await state.finishRun(runId, spec.name, 'ok', report);
       }
       return { plan: { actions: [], counts: emptyPlanCounts() }, report };
     }
@@ -160,13 +165,13 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     };
 
     /** The writes: counted, logged and reported as each settles. */
-    const writing = async (written: SyncState, total: () => number, batched: boolean) => {
-      const interrupted = written.interrupted(spec.name);
-      const recovering = interrupted || written.lastRunFailed(spec.name);
+    const writing = async (written: RunState, total: () => number, batched: boolean) => {
+      const interrupted = await written.interrupted(spec.name);
+      const recovering = interrupted || (await written.lastRunFailed(spec.name));
       if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
       else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
       const writer = await open();
-      written.startRun(runId, spec.name, now);
+      await written.startRun(runId, spec.name, now);
       // The last line before the first write (a run in batches logs its plan's counts after the writes).
       log?.info({ batched }, 'writing');
       const results = new Tally();
@@ -258,7 +263,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       }
       const mapped = mapRecords(source.records, mapping, source.standalone);
       problems = [...source.problems, ...mapped.problems];
-      let items = state?.items(spec.name) ?? [];
+      let items = (await state?.items(spec.name)) ?? [];
       const canRebuild = state !== undefined || !options.targetIsNew;
       if (canRebuild && items.length === 0 && mapped.entities.length > 0) {
         // A state that knows nothing of this pipeline (first run, or its file was lost): what an earlier run
@@ -316,11 +321,11 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     for (const c of report.conflicts ?? [])
       log?.warn({ key: c.key, conflict: c.fields }, `conflict: ${c.kind} "${c.label}"`);
     try {
-      state.finishRun(runId, spec.name, report.outcome, report);
+      await state.finishRun(runId, spec.name, report.outcome, report);
       // Validators are kept only after a run that wrote everything: a 304 must never hide a failed item.
       if (spec.source.url && 'result' in read) {
         const fingerprint = read.hasSeries ? fingerprints.windowed : fingerprints.plain;
-        state.setSourceCache(
+        await state.setSourceCache(
           spec.name,
           report.outcome === 'ok' && read.validators
             ? { url: spec.source.url, ...read.validators, fingerprint }
@@ -339,8 +344,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     return { plan: thePlan, report };
   } finally {
     await target?.close();
-    state?.close();
-    release();
+    await state?.close();
+    await release();
   }
 }
 
@@ -348,13 +353,17 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
  * The validators for a conditional GET, when a 304 may stand for this run: the last run succeeded, the
  * state has the pipeline's items, and nothing but the feed could change the result (cacheFingerprints).
  */
-function conditional(state: SyncState, spec: RunSpec, fingerprints: { plain: string; windowed: string }) {
-  const cache = state.sourceCache(spec.name);
+async function conditional(
+  state: RunState,
+  spec: RunSpec,
+  fingerprints: { plain: string; windowed: string },
+) {
+  const cache = await state.sourceCache(spec.name);
   if (!cache || cache.url !== spec.source.url) return undefined;
   if (cache.fingerprint !== fingerprints.plain && cache.fingerprint !== fingerprints.windowed)
     return undefined;
-  if (state.interrupted(spec.name) || state.lastRunFailed(spec.name)) return undefined;
-  if (Object.values(state.counts(spec.name)).every((n) => !n)) return undefined;
+  if ((await state.interrupted(spec.name)) || (await state.lastRunFailed(spec.name))) return undefined;
+  if (Object.values(await state.counts(spec.name)).every((n) => !n)) return undefined;
   return { etag: cache.etag, lastModified: cache.lastModified };
 }
 
@@ -364,12 +373,12 @@ function conditional(state: SyncState, spec: RunSpec, fingerprints: { plain: str
  * first rebuilt from the target, which matches the whole source against it.
  */
 async function streamable(
-  state: SyncState,
+  state: RunState,
   pipeline: string,
   empty: boolean,
   open: () => Promise<Target>,
 ): Promise<boolean> {
-  if (Object.values(state.counts(pipeline)).some((n) => n)) return true;
+  if (Object.values(await state.counts(pipeline)).some((n) => n)) return true;
   if (empty) return false;
   const target = await open();
   for (const kind of KIND_ORDER) for await (const _ of target.list(kind)) return false;
@@ -401,9 +410,9 @@ const emptyPlanCounts = (): Plan['counts'] =>
   ) as Plan['counts'];
 
 /** The sync state, or a ConfigError naming the file (a file from a newer calsync, a damaged file). */
-function openState(file: string): SyncState {
+async function openState(backend: StateBackend, file: string): Promise<RunState> {
   try {
-    return new SyncState(file);
+    return await backend.open(file);
   } catch (err) {
     throw new ConfigError(`sync state ${file}: ${(err as Error).message}`);
   }

@@ -10,7 +10,7 @@
  * after the last batch, with the mass-delete guard over all of them, and only then written.
  */
 import type { EventRecord, SourceProblem, SourceResult } from '../sources/record.ts';
-import type { SyncState } from '../state/sync-state.ts';
+import type { RunState } from '../state/backend.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { applyEach, type ItemResult } from './apply.ts';
 import { type MapOptions, Mapper } from './map.ts';
@@ -42,7 +42,7 @@ export interface StreamOptions {
   standalone?: SourceResult['standalone'];
   mapping: MapOptions;
   policies: Omit<Policies, 'remote'>;
-  state: SyncState;
+  state: RunState;
   target: Target;
   recovering: boolean;
   /** preserve-local-edits: the target's current version of these items (run.ts currentVersions). */
@@ -73,7 +73,7 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
   const size = options.batch ?? BATCH;
   const mapper = new Mapper(options.mapping, options.standalone, !Array.isArray(records));
   // The guard weighs deletions against the events the state had before this run wrote any.
-  const stateEvents = state.counts(pipeline).event ?? 0;
+  const stateEvents = (await state.counts(pipeline)).event ?? 0;
   const problems: SourceProblem[] = [];
   const held: { guard?: string } = {};
   const counts = countActions([]);
@@ -92,7 +92,7 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
       const mapped = mapper.map(batch, superseded);
       problems.push(...mapped.problems);
       sourceHasEvents ||= mapped.entities.some((d) => d.kind === 'event');
-      const known = state.itemsOf(pipeline, mapped.entities);
+      const known = await state.itemsOf(pipeline, mapped.entities);
       const remote =
         options.currentVersions && policies.update === 'preserve-local-edits'
           ? await options.currentVersions(changedItems(mapped.entities, [...known.values()]))
@@ -108,7 +108,10 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
       }
     }
     const atEnd = { ...policies, ...options.endOfSource?.() };
-    const deletions = [...cancelled, ...planDeletions(state.unseenEvents(pipeline), () => false, atEnd)];
+    const deletions = [
+      ...cancelled,
+      ...planDeletions(await state.unseenEvents(pipeline), () => false, atEnd),
+    ];
     const deletes = deletions.filter((a) => a.op === 'delete').length;
     const guard = massDeleteGuard(deletes, sourceHasEvents, stateEvents, atEnd);
     if (guard) {

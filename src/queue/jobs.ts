@@ -39,7 +39,14 @@ export interface BossOptions {
   role: 'worker' | 'sender';
   /** Database connections, at least the worker's concurrency + 2. */
   connections?: number;
+  /**
+   * How often a worker looks for due schedules, seconds (1–45; default 30, pg-boss's). A run starts up to
+   * this late (plus up to 5 s for the send); every check is a query, so lower only where that matters.
+   */
+  cronCheckSeconds?: number;
 }
+
+export const DEFAULT_CRON_CHECK_SECONDS = 30;
 
 export async function openBoss(url: string, options: BossOptions): Promise<PgBoss> {
   const worker = options.role === 'worker';
@@ -50,6 +57,10 @@ export async function openBoss(url: string, options: BossOptions): Promise<PgBos
     supervise: worker,
     schedule: worker,
     superviseIntervalSeconds: 5,
+    // pg-boss evaluates cron expressions every `cronMonitorIntervalSeconds` (an occurrence within the last
+    // 60 s is due) and sends what is due through its own queue, polled every `cronWorkerIntervalSeconds`.
+    cronMonitorIntervalSeconds: options.cronCheckSeconds ?? DEFAULT_CRON_CHECK_SECONDS,
+    cronWorkerIntervalSeconds: Math.min(5, options.cronCheckSeconds ?? DEFAULT_CRON_CHECK_SECONDS),
     monitorIntervalSeconds: 5,
   });
   await boss.start();
