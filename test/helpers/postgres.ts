@@ -19,7 +19,8 @@ export interface Postgres {
   stop(): Promise<void>;
 }
 
-function binDir(): string | undefined {
+/** The directory of the server binaries (initdb, pg_ctl, and the client tools beside them). */
+export function binDir(): string | undefined {
   if (process.env.PG_BIN)
     return existsSync(join(process.env.PG_BIN, 'pg_ctl')) ? process.env.PG_BIN : undefined;
   const root = '/usr/lib/postgresql';

@@ -12,7 +12,9 @@
  * that are the reader's own (club.ics, club.csv) or paths outside the clone (/var/lib, /tmp), curl (it
  * needs the passwords the README leaves to the reader; the API is tested in test/server), benchmarks
  * (minutes; run by hand), workers and the scheduler but for their --help (they need PostgreSQL;
- * test/queue runs them). The cron, systemd and Kubernetes examples are not `sh` blocks; the command they
+ * test/queue runs them). The PostgreSQL commands run on a private cluster (test/helpers/postgres.ts) that
+ * stands in for the reader's server at 127.0.0.1:5432: its port replaces 5432 and PGHOST/PGPORT/PGUSER
+ * point `createdb` at it (trust authentication, so the README's password is not checked). The cron, systemd and Kubernetes examples are not `sh` blocks; the command they
  * run, `npm run sync -- pipelines/*.yaml --quiet --report …`, is walked here.
  */
 import { execFileSync } from 'node:child_process';
@@ -22,6 +24,7 @@ import ICAL from 'ical.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NOW, ROOT, snapshotOf } from '../e2e/helpers.ts';
 import { killChildren, spawnChild } from '../helpers/children.ts';
+import { binDir, type Postgres, postgresMissing, startPostgres } from '../helpers/postgres.ts';
 import { tempDir } from '../writer/setup.ts';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -52,7 +55,10 @@ const SKIPS: [RegExp, string][] = [
     'needs a PostgreSQL database: test/queue/worker.slow.test.ts runs workers and the scheduler on one',
   ],
 ];
-const skipOf = (command: string) => SKIPS.find(([re]) => re.test(command))?.[1];
+/** Commands aimed at the README's PostgreSQL server, run on the walk's private cluster. */
+const onPostgres = (command: string) => /^createdb\b|postgres:\/\//.test(command);
+const skipOf = (command: string) =>
+  SKIPS.find(([re]) => re.test(command))?.[1] ?? (onPostgres(command) ? postgresMissing() : undefined);
 /** Commands that serve until stopped (`--help` prints and exits). */
 const serves = (command: string) => /^npm run serve\b/.test(command) && !/--help\b/.test(command);
 
@@ -64,12 +70,24 @@ const shellEnv = (): NodeJS.ProcessEnv => ({
   // The day the README's figures were taken: the samples' window around it.
   CALSYNC_NOW: NOW,
   NO_COLOR: '1',
+  ...(pg && {
+    PGHOST: '127.0.0.1',
+    PGPORT: String(pg.port),
+    PGUSER: 'calsync',
+    PATH: `${binDir()}:${process.env.PATH}`,
+  }),
 });
+
+/** The README's server (127.0.0.1:5432) is the walk's cluster. */
+const onOurCluster = (command: string) =>
+  pg ? command.replaceAll('@127.0.0.1:5432/', `@127.0.0.1:${pg.port}/`) : command;
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 let clone: string;
+let pg: Postgres | undefined;
 beforeAll(async () => {
   dir = await tempDir();
+  if (COMMANDS.some(onPostgres) && !postgresMissing()) pg = await startPostgres();
   clone = join(dir.dir, 'calsync');
   // A fresh clone of the working tree: the files git tracks or would add, nothing ignored (no data/).
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
@@ -85,7 +103,10 @@ beforeAll(async () => {
   symlinkSync(join(ROOT, 'node_modules'), join(clone, 'node_modules'), 'dir');
 });
 afterEach(killChildren);
-afterAll(() => dir.remove());
+afterAll(async () => {
+  await pg?.stop();
+  await dir.remove();
+});
 
 interface Ran {
   code: number | null;
@@ -96,7 +117,7 @@ const outputs = new Map<string, Ran>();
 
 /** Runs a command line as the README's reader would type it, in the clone. */
 function shell(command: string): Promise<Ran> {
-  const child = spawnChild('sh', ['-c', command], {
+  const child = spawnChild('sh', ['-c', onOurCluster(command)], {
     cwd: clone,
     env: shellEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -114,7 +135,7 @@ function shell(command: string): Promise<Ran> {
  */
 async function whileServing(command: string, check: (url: string) => Promise<void>): Promise<Ran> {
   const port = / -- /.test(command) ? ' --port 0' : ' -- --port 0';
-  const child = spawnChild('sh', ['-c', `${command}${port}`], {
+  const child = spawnChild('sh', ['-c', `${onOurCluster(command)}${port}`], {
     cwd: clone,
     env: shellEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
