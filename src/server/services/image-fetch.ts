@@ -7,7 +7,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
+import type { Agent, request as Request } from 'undici';
 
 const TIMEOUT_MS = 10_000;
 const MAX_REDIRECTS = 3;
@@ -42,14 +42,21 @@ const publicLookup = ((
   });
 }) as unknown as typeof dnsLookup;
 
-const agents = {
-  public: new Agent({
-    headersTimeout: TIMEOUT_MS,
-    bodyTimeout: TIMEOUT_MS,
-    connect: { lookup: publicLookup },
-  }),
-  any: new Agent({ headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }),
-};
+/**
+ * undici and its agents, loaded on the first image fetched: most servers and every import into the local
+ * target never sideload one, and undici is ~25 MB of a process's memory loaded.
+ */
+let client: Promise<{ request: typeof Request; public: Agent; any: Agent }> | undefined;
+const undici = () =>
+  (client ??= import('undici').then(({ Agent, request }) => ({
+    request,
+    public: new Agent({
+      headersTimeout: TIMEOUT_MS,
+      bodyTimeout: TIMEOUT_MS,
+      connect: { lookup: publicLookup },
+    }),
+    any: new Agent({ headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }),
+  })));
 
 export interface FetchOptions {
   maxBytes: number;
@@ -67,9 +74,10 @@ export async function fetchImage(url: string, opts: FetchOptions): Promise<{ bod
       throw new FetchProblem('not an http(s) URL');
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!opts.allowPrivate && isIP(host) && !isPublic(host)) throw new FetchProblem('not a public address');
-    let res: Awaited<ReturnType<typeof request>>;
+    const http = await undici();
+    let res: Awaited<ReturnType<typeof Request>>;
     try {
-      res = await request(target, { dispatcher: opts.allowPrivate ? agents.any : agents.public });
+      res = await http.request(target, { dispatcher: opts.allowPrivate ? http.any : http.public });
     } catch (err) {
       throw err instanceof FetchProblem || (err as { cause?: unknown }).cause instanceof FetchProblem
         ? new FetchProblem('not a public address')
