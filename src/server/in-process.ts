@@ -15,9 +15,10 @@
  * and none of the hooks that have nothing to do for these requests — security headers (helmet), the
  * cross-origin write check (no `Origin`), the failed-authentication throttle (only the in-process
  * schemes are taken here, never a password or token to guess), the response cache (GETs are not taken
- * here) and compression (no `Accept-Encoding`). A request it cannot take as Fastify would (a GET, another header, a path no route
- * declares or one Fastify would decode differently, a body over the limit) is `null`, and the caller sends
- * it through `app.inject`: the answers are the same either way (test/server/in-process.test.ts).
+ * here) and compression (no `Accept-Encoding`). A request it cannot take as Fastify would (a GET, another
+ * header, a path no route declares or one Fastify would decode differently, a body over the limit) is
+ * `null`, and the caller sends it through `app.inject`: the answers are the same either way
+ * (test/server/in-process.test.ts).
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { parseJsonBody, parseNested } from './body.ts';

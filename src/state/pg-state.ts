@@ -23,7 +23,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { Kind } from '../model/kind.ts';
 import type { RunState, StateBackend } from './backend.ts';
 import { LockedError } from './lock.ts';
-import type { RunRow, SourceCache, StateItem } from './sync-state.ts';
+import { type ItemRow, itemOf, type RunRow, type SourceCache, type StateItem } from './sync-state.ts';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE calsync_state_items (
@@ -185,7 +185,7 @@ export class PgSyncState implements RunState {
 
   async items(pipeline: string): Promise<StateItem[]> {
     await this.#commit();
-    const { rows } = await this.#client.query<Row>(
+    const { rows } = await this.#client.query<ItemRow>(
       `SELECT ${COLUMNS} FROM calsync_state_items WHERE target = $1 AND pipeline = $2 ORDER BY kind, key`,
       [this.target, pipeline],
     );
@@ -204,7 +204,7 @@ export class PgSyncState implements RunState {
       'INSERT INTO pg_temp.calsync_seen (kind, key) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING',
       [kinds, keys],
     );
-    const { rows } = await this.#client.query<Row>(
+    const { rows } = await this.#client.query<ItemRow>(
       `SELECT ${COLUMNS} FROM calsync_state_items
        WHERE target = $1 AND pipeline = $2 AND (kind, key) IN (SELECT * FROM unnest($3::text[], $4::text[]))`,
       [this.target, pipeline, kinds, keys],
@@ -215,7 +215,7 @@ export class PgSyncState implements RunState {
   async unseenEvents(pipeline: string): Promise<StateItem[]> {
     await this.#commit();
     await this.#seenTable();
-    const { rows } = await this.#client.query<Row>(
+    const { rows } = await this.#client.query<ItemRow>(
       `SELECT ${COLUMNS} FROM calsync_state_items i
        WHERE target = $1 AND pipeline = $2 AND kind = 'event'
          AND NOT EXISTS (SELECT 1 FROM pg_temp.calsync_seen s WHERE s.kind = i.kind AND s.key = i.key)
@@ -473,28 +473,4 @@ export class PgSyncState implements RunState {
       throw err;
     }
   }
-}
-
-function itemOf(r: Row): StateItem {
-  return {
-    kind: r.kind as Kind,
-    key: r.key,
-    remoteId: Number(r.remote_id),
-    slug: r.slug,
-    hash: r.hash,
-    written: JSON.parse(r.written),
-    remoteModified: r.remote_modified,
-    ...(r.remote_fields ? { remoteFields: JSON.parse(r.remote_fields) } : {}),
-  };
-}
-
-interface Row {
-  kind: string;
-  key: string;
-  remote_id: string;
-  slug: string;
-  hash: string;
-  written: string;
-  remote_modified: string | null;
-  remote_fields: string | null;
 }

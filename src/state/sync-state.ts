@@ -94,7 +94,7 @@ export class SyncState {
       .prepare(
         'SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items WHERE pipeline = ? ORDER BY kind, key',
       )
-      .all(pipeline) as unknown as Row[];
+      .all(pipeline) as unknown as ItemRow[];
     return rows.map(itemOf);
   }
 
@@ -114,7 +114,7 @@ export class SyncState {
     try {
       for (const { kind, key } of ids) {
         see.run(kind, key);
-        const row = get.get(pipeline, kind, key) as Row | undefined;
+        const row = get.get(pipeline, kind, key) as ItemRow | undefined;
         if (row) found.set(`${kind}\n${key}`, itemOf(row));
       }
     } finally {
@@ -134,7 +134,7 @@ export class SyncState {
            AND NOT EXISTS (SELECT 1 FROM temp.seen s WHERE s.kind = i.kind AND s.key = i.key)
          ORDER BY kind, key`,
       )
-      .all(pipeline) as unknown as Row[];
+      .all(pipeline) as unknown as ItemRow[];
     return rows.map(itemOf);
   }
 
@@ -378,11 +378,12 @@ export class SyncState {
   }
 }
 
-function itemOf(r: Row): StateItem {
+/** An item as either backend keeps it (PostgreSQL's bigint ids come back as strings). */
+export function itemOf(r: ItemRow): StateItem {
   return {
     kind: r.kind as Kind,
     key: r.key,
-    remoteId: r.remote_id,
+    remoteId: Number(r.remote_id),
     slug: r.slug,
     hash: r.hash,
     written: JSON.parse(r.written),
@@ -391,10 +392,10 @@ function itemOf(r: Row): StateItem {
   };
 }
 
-interface Row {
+export interface ItemRow {
   kind: string;
   key: string;
-  remote_id: number;
+  remote_id: number | string;
   slug: string;
   hash: string;
   written: string;

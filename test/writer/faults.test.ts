@@ -19,7 +19,7 @@ let target: Target;
 /** Reads straight from the server, to count what really exists. */
 let direct: Target;
 
-function targetAt(url: string, timeoutMs = 30_000): Target {
+function targetAt(url: string, timeoutMs = 30_000, onRetry?: () => void): Target {
   const transport = createHttpTransport({
     url,
     timeoutMs,
@@ -30,6 +30,7 @@ function targetAt(url: string, timeoutMs = 30_000): Target {
     label: url,
     concurrency: 2,
     retries: { attempts: 6, baseMs: 5, capMs: 40 },
+    onRetry,
   });
 }
 
@@ -154,9 +155,16 @@ describe('what the server asks and refuses', () => {
 
   it('holds back every other request until Retry-After has passed, not only the one that got it', async () => {
     proxy.fail({ fault: '429', method: 'POST' });
-    const first = target.create('tag', bodyOf('tag', 2));
-    await new Promise((r) => setTimeout(r, 100)); // the 429 has come back
-    await Promise.all([first, target.create('tag', bodyOf('tag', 3))]);
+    let answered!: () => void;
+    const came = new Promise<void>((resolve) => (answered = resolve));
+    const writer = targetAt(proxy.url, 30_000, () => answered());
+    try {
+      const first = writer.create('tag', bodyOf('tag', 2));
+      await came; // the 429 has come back, and the writer is waiting out its Retry-After
+      await Promise.all([first, writer.create('tag', bodyOf('tag', 3))]);
+    } finally {
+      await writer.close();
+    }
     const posts = proxy.log.filter((l) => l.method === 'POST');
     expect(posts[0].fate).toBe('429');
     for (const later of posts.slice(1)) expect(later.at - posts[0].at).toBeGreaterThanOrEqual(950);
