@@ -3,7 +3,7 @@
  * the embedded store (demo.ts), copied into the database in ONE transaction, once per due time whatever
  * the number of servers on the database.
  *
- * Public: `loadIntoPostgres(store, sampleDb, reset)`, `DemoDue`.
+ * Public: `loadIntoPostgres(store, sampleDb, reset, events)`, `demoDone(store, reset)`, `DemoDue`, `DemoLoad`.
  *
  * - Once: the copy runs in `PostgresStore.rewrite`, which holds the store's write lock (an advisory lock
  *   every writer of every process takes), and first reads `calsync_demo_resets` (postgres-schema.ts): a
@@ -109,12 +109,12 @@ async function doneAlready(
   client: PoolClient,
   reset: DemoDue,
 ): Promise<{ resetUtc: string; events: number; due: string } | undefined> {
+  if (reset.rule === 'now') return undefined;
   const { rows } = await client.query<{ due_utc: string; sample: string; reset_utc: string; events: number }>(
     'SELECT due_utc, sample, reset_utc, events FROM calsync_demo_resets WHERE due_utc >= $1 ORDER BY due_utc DESC LIMIT 1',
     [utc(reset.due)],
   );
   const last = rows[0];
-  if (reset.rule === 'now') return undefined;
   if (reset.rule === 'start') {
     const content = await client.query<{ events: boolean; any: boolean }>(
       `SELECT EXISTS (SELECT 1 FROM events) AS events, EXISTS (SELECT 1 FROM posts) OR EXISTS (SELECT 1 FROM terms) AS any`,
