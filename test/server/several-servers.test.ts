@@ -2,7 +2,7 @@
  * Several API servers on one PostgreSQL database (issue 16 step 4; `npm run test:pg`): what one server
  * keeps in memory follows what the others do, through notices (LISTEN/NOTIFY). Two `npm run serve`
  * processes on one database: a write on one is in the other's answers within a second, its kept answers
- * included; the failed-login throttle counts the failures of both, so guessing behind two servers gets no
+ * and its rendered feed included; the failed-login throttle counts the failures of both, so guessing behind two servers gets no
  * more attempts than behind one — also after a server lost its listening connection and came back.
  */
 import pg from 'pg';
@@ -66,11 +66,18 @@ describe.skipIf(url === undefined)('several servers on one PostgreSQL', () => {
       body: JSON.stringify(body),
     });
 
-    it("a write on one is in the other's answers, kept ones included, within a second", async () => {
+    /** The SUMMARYs of a server's feed, which it keeps rendered until its data changes (routes/feeds.ts). */
+    const feedTitles = async (origin: string) => {
+      const ics = await (await fetch(`${origin}/feeds/all.ics`)).text();
+      return [...ics.matchAll(/^SUMMARY:(.*)\r?$/gm)].map((m) => m[1]);
+    };
+
+    it("a write on one is in the other's answers, kept ones and its feed included, within a second", async () => {
       const [a, b] = await twoServers();
       // Asked twice: the second answer comes from b's response cache, which a's writes must reach.
       expect(await titles(b)).toEqual([]);
       expect(await titles(b)).toEqual([]);
+      expect(await feedTitles(b)).toEqual([]);
       const event = {
         title: 'Written on A',
         start_date: '2027-03-01 19:00:00',
@@ -85,6 +92,7 @@ describe.skipIf(url === undefined)('several servers on one PostgreSQL', () => {
         (await send(a, `/events/${created.json.id}`, write('POST', { title: 'Renamed on A' }))).status,
       ).toBe(200);
       expect(await within(1_000, async () => (await titles(b)).includes('Renamed on A'))).toBe(true);
+      expect(await within(1_000, async () => (await feedTitles(b)).includes('Renamed on A'))).toBe(true);
     }, 60_000);
 
     it('failed logins on one block the address on the other', async () => {
