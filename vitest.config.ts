@@ -4,13 +4,14 @@ import { configDefaults, defineConfig } from 'vitest/config';
 export const SLOW = ['test/real-tec/**/*.test.ts', 'test/**/*.slow.test.ts'];
 /**
  * Suites of `npm run test:pg` (vitest.pg.config.ts) alone: the store contract on PostgreSQL (~25 s at
- * load 7: each test empties a database) and serve/users for real on a database. The route suites run
+ * load 7: each test empties a database), serve/users and demo mode for real on a database. The route suites run
  * there too, on PostgreSQL.
  */
 export const PG = [
   'test/store/postgres.test.ts',
   'test/server/serve-postgres.test.ts',
   'test/server/several-servers.test.ts',
+  'test/embedded/demo-postgres.test.ts',
 ];
 
 export const shared = {

@@ -44,7 +44,10 @@ export interface ServeProcessOptions {
   echo?: boolean;
   /** More Node flags for the server process (`--import` of a probe, say). */
   nodeFlags?: string[];
-  /** Every other stdout line of the server (its NDJSON log), as it comes: a request log to count. */
+  /**
+   * Every other stdout line of the server (its NDJSON log, what it prints on start), as it comes: a
+   * request log to count.
+   */
   onLine?: (line: string) => void;
 }
 
@@ -71,17 +74,19 @@ export async function startServe(options: ServeProcessOptions): Promise<ServePro
       fail(new Error('the server printed no address within 20 s'));
     }, 20_000);
     child.once('exit', (code) => fail(new Error(`the server exited with code ${code} before listening`)));
+    let found = false;
     lines.on('line', (line) => {
-      const m = /at (http:\/\/\S+?)\/calendar\/events\/v1/.exec(line);
+      const m = found ? null : /at (http:\/\/\S+?)\/calendar\/events\/v1/.exec(line);
       if (m) {
+        found = true;
         clearTimeout(timer);
         done(m[1]);
         return;
       }
+      options.onLine?.(line);
       if (options.echo) process.stderr.write(`server: ${line}\n`);
     });
   });
-  if (options.onLine) lines.on('line', options.onLine);
   return { child, origin };
 }
 

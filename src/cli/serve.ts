@@ -2,8 +2,9 @@
  * `npm run serve -- [--port 8080] [--host 127.0.0.1] [--data data/calendar.db] [--site URL] [--demo]
  * [--trust-proxy <proxies>]`
  * Serves the calendar/events/v1 API over the embedded SQLite store, or a PostgreSQL database (`--data
- * postgres://…` or CALSYNC_DATABASE_URL), until SIGINT/SIGTERM. With `--demo` (SQLite only),
- * the store is reset to the sample calendar on start and every day at 00:00 UTC (src/embedded/demo.ts).
+ * postgres://…` or CALSYNC_DATABASE_URL), until SIGINT/SIGTERM. With `--demo` the store is reset to the
+ * sample calendar on start and every day at 00:00 UTC (src/embedded/demo.ts); on PostgreSQL once across the
+ * servers sharing the database.
  */
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -44,7 +45,9 @@ Options:
   --feeds <file>    also serve the feeds: of this pipeline file at /feeds/<name>.ics (repeatable);
                     /feeds/all.ics (every published event) is always served
   --demo            demo mode: load the sample calendar on start and reset to it every day at
-                    00:00 UTC (users and OAuth clients are kept); the pages show a banner
+                    00:00 UTC (users and OAuth clients are kept); the pages show a banner. On
+                    PostgreSQL the servers sharing the database reset it once; a database holding
+                    content the demo did not load is refused
   --sample <file>   the calendar --demo resets to (default ${DEMO_SAMPLE})
   -h, --help        show this help
 
@@ -53,6 +56,7 @@ Examples:
   npm run serve -- --port 9000 --data /var/lib/calsync/calendar.db
   npm run serve -- --data postgres://calsync@127.0.0.1/calsync
   npm run serve -- --demo
+  npm run serve -- --demo --data postgres://calsync@127.0.0.1/calsync_demo
   npm run serve -- --host 127.0.0.1 --trust-proxy loopback    # behind nginx on the same machine
   npm run users -- add alice --role editor    # then use Basic auth alice:<app password>`;
 
@@ -100,15 +104,13 @@ async function run(io: CliIO): Promise<number> {
     return 2;
   }
   const host = values.host as string;
+  // --demo never resets the file `npm run import` fills by default; a database it is pointed at (--data
+  // or CALSYNC_DATABASE_URL) must be empty or the demo's own (src/embedded/demo-postgres.ts).
+  const envUrl = io.env.CALSYNC_DATABASE_URL;
   const data =
     (values.data as string | undefined) ??
-    (values.demo ? DEMO_DATA : (io.env.CALSYNC_DATABASE_URL ?? DEFAULT_DATA));
+    (values.demo ? (envUrl && isDatabaseUrl(envUrl) ? envUrl : DEMO_DATA) : (envUrl ?? DEFAULT_DATA));
   const onDatabase = isDatabaseUrl(data);
-  if (onDatabase && values.demo) {
-    // The daily reset copies a freshly imported SQLite file into the served one (src/embedded/demo.ts).
-    io.stderr.write('serve: --demo needs a SQLite file for --data, not a PostgreSQL database\n');
-    return 2;
-  }
   const dataFile = storeName(data);
   let feeds: FeedSpec[];
   try {
@@ -179,7 +181,7 @@ async function run(io: CliIO): Promise<number> {
   if (notices) app.addHook('onClose', () => notices.close());
   if (values.demo) {
     demo = new DemoReset({
-      dataFile,
+      dataFile: onDatabase ? undefined : dataFile,
       store,
       sampleFile: values.sample as string,
       siteUrl,
@@ -188,11 +190,12 @@ async function run(io: CliIO): Promise<number> {
       logger: app.log,
     });
     try {
-      const loaded = await demo.reset();
+      const loaded = await demo.resetOnStart();
       demo.start();
       app.addHook('onClose', async () => demo?.stop());
+      const how = loaded.loaded ? '' : ' (loaded today by another server on the database)';
       io.stdout.write(
-        `calsync demo: ${loaded.events} events from ${values.sample}; reset every day at 00:00 UTC, ` +
+        `calsync demo: ${loaded.events} events from ${values.sample}${how}; reset every day at 00:00 UTC, ` +
           `next ${demo.nextReset().toISOString()}\n`,
       );
     } catch (err) {

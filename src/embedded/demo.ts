@@ -2,38 +2,42 @@
  * Demo mode (`npm run serve -- --demo`, issue 7): the store holds the sample calendar, put back on start
  * and every day at 00:00 UTC, like the public test services whose visitors may write anything.
  *
- * Public: `DemoReset` (`reset()`, `start()`, `stop()`, `nextReset()`, the schedule the landing and docs
- * pages show in their banner) and `nextMidnightUtc(now)`.
+ * Public: `DemoReset` (`reset()`, `resetOnStart()`, `start()`, `stop()`, `nextReset()`, the schedule the
+ * landing and docs pages show in their banner) and `nextMidnightUtc(now)`.
  *
  * A reset runs the real import pipeline (`runPipeline` into the local target, as `npm run import` does)
- * into a fresh SQLite file beside the served one, then copies that file's content into the served file in
- * ONE transaction of a second connection: under WAL, requests keep reading the old data until the COMMIT
- * and the new data from then on, never a half-reset store; the server's caches see the commit through
- * `PRAGMA data_version` (store/connection.ts). Users, application passwords, OAuth clients and the token
- * signing key are kept: a client made with `npm run users -- client add` works across resets.
+ * into a fresh SQLite file, then copies that file's content into the served store in ONE transaction, so
+ * requests keep reading the old data until the COMMIT and the new data from then on, never a half-reset
+ * store. Users, application passwords, OAuth clients and the token signing key are kept: a client made
+ * with `npm run users -- client add` works across resets.
+ * - SQLite (demo-sqlite.ts): the fresh file lies beside the served one and is copied by a second
+ *   connection; under WAL the server's caches see its commit through `PRAGMA data_version`.
+ * - PostgreSQL (demo-postgres.ts): several servers may share the database, so a reset runs once per due
+ *   time across them (recorded in the database), and a server starting beside running ones keeps the
+ *   day's data; the commit is told to the other servers as any write's is (LISTEN/NOTIFY).
  *
  * The timer is computed from the injected clock and re-armed after each reset, so a clock that jumps (a
  * suspended laptop, a test) is caught up by the next arming, and tests trigger it without waiting.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import { fileRunSpec } from '../pipeline/file-run-spec.ts';
 import { type RunSpec, runPipeline } from '../pipeline/run.ts';
+import type { PostgresStore } from '../store/postgres.ts';
 import type { Store } from '../store/store.ts';
+import type { DemoDue } from './demo-postgres.ts';
+import { copyContent } from './demo-sqlite.ts';
 import { LOCAL_USER, openLocalTarget } from './local-target.ts';
 
-/** Tables that are not demo content: who may sign in, and the key their tokens are signed with. */
-const KEPT_TABLES = new Set(['users', 'app_passwords', 'oauth_clients', 'signing_keys']);
-/** How long a reset waits for the served file's write lock (a long write of the server) before failing. */
-const BUSY_TIMEOUT_MS = 10_000;
 /** Largest delay handed to setTimeout (2^31 − 1 ms); a longer wait is re-armed on expiry. */
 const MAX_TIMER_MS = 2_147_483_647;
 
 export interface DemoOptions {
-  /** The served SQLite file (`npm run serve -- --data`); its store is `store`. */
-  dataFile: string;
-  /** The served store, for the user that owns the demo content. */
+  /** The served SQLite file (`npm run serve -- --data`); its store is `store`. Unused on PostgreSQL. */
+  dataFile?: string;
+  /** The served store: the user that owns the demo content; on PostgreSQL, where the sample goes. */
   store: Store;
   /** The calendar to reset to (.ics or .csv). */
   sampleFile: string;
@@ -59,6 +63,21 @@ export interface DemoResetResult {
   skipped: number;
   failed: number;
   durationMs: number;
+  /**
+   * False when nothing was changed because another server on the same PostgreSQL database had done this
+   * reset already (`events` is then what it loaded); always true on SQLite.
+   */
+  loaded: boolean;
+}
+
+/** The 00:00 UTC that began the day of `now`. */
+function midnightUtc(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+
+/** The PostgreSQL store, known by its `rewrite` (loading its class would load the PostgreSQL client). */
+function onPostgres(store: Store): store is PostgresStore {
+  return typeof (store as Partial<PostgresStore>).rewrite === 'function';
 }
 
 /** The first 00:00 UTC strictly after `now`. */
@@ -75,7 +94,14 @@ export class DemoReset {
   #stopped = false;
 
   constructor(options: DemoOptions) {
-    this.#o = { ...options, dataFile: resolve(options.dataFile), sampleFile: resolve(options.sampleFile) };
+    if (options.dataFile === undefined && !onPostgres(options.store)) {
+      throw new Error('demo mode on a SQLite store needs its file (dataFile)');
+    }
+    this.#o = {
+      ...options,
+      dataFile: options.dataFile && resolve(options.dataFile),
+      sampleFile: resolve(options.sampleFile),
+    };
     this.#now = options.now ?? (() => new Date());
     this.#next = nextMidnightUtc(this.#now());
   }
@@ -97,9 +123,22 @@ export class DemoReset {
     this.#timer = undefined;
   }
 
-  /** Puts the sample back now. Concurrent calls share one reset. */
+  /** Puts the sample back now, whatever other servers did. Concurrent calls share one reset. */
   reset(): Promise<DemoResetResult> {
-    this.#running ??= this.#reset().finally(() => {
+    return this.#once('now', midnightUtc(this.#now()));
+  }
+
+  /**
+   * The reset of a server starting. On SQLite, `reset()`. On PostgreSQL, only when no reset of the
+   * current UTC day with this sample file is recorded or the database holds no events: a server started
+   * beside running ones keeps what they serve (demo-postgres.ts).
+   */
+  resetOnStart(): Promise<DemoResetResult> {
+    return this.#once('start', midnightUtc(this.#now()));
+  }
+
+  #once(rule: DemoDue['rule'], due: Date): Promise<DemoResetResult> {
+    this.#running ??= this.#reset(rule, due).finally(() => {
       this.#running = undefined;
     });
     return this.#running;
@@ -119,7 +158,7 @@ export class DemoReset {
     // A timer may fire early (clock adjusted, or capped above): only reset once the due time has come.
     if (this.#now().getTime() >= this.#next.getTime()) {
       try {
-        await this.reset();
+        await this.#once('due', this.#next);
       } catch (err) {
         this.#o.logger?.error({ err }, 'demo reset failed; the data stays as it was');
       }
@@ -127,9 +166,24 @@ export class DemoReset {
     this.#arm();
   }
 
-  async #reset(): Promise<DemoResetResult> {
+  async #reset(rule: DemoDue['rule'], due: Date): Promise<DemoResetResult> {
     const started = Date.now();
-    const dir = await mkdtemp(join(dirname(this.#o.dataFile), `.${basename(this.#o.dataFile)}.demo-`));
+    const { store, dataFile } = this.#o;
+    let reset: DemoDue | undefined;
+    if (onPostgres(store)) {
+      const sample = createHash('sha256')
+        .update(await readFile(this.#o.sampleFile))
+        .digest('hex');
+      reset = { rule, due, sample, owner: await this.#owner(), now: this.#now() };
+      // Asked before importing, so that a server need not import what another already loaded.
+      const { demoDone } = await import('./demo-postgres.ts');
+      const done = rule === 'now' ? undefined : await demoDone(store, reset);
+      if (done) return this.#skipped(done, started);
+    }
+    // Beside the served file (the same disk); a PostgreSQL store's sample goes to the temp folder.
+    const dir = dataFile
+      ? await mkdtemp(join(dirname(dataFile), `.${basename(dataFile)}.demo-`))
+      : await mkdtemp(join(tmpdir(), 'calsync-demo-'));
     try {
       const fresh = join(dir, 'sample.db');
       const { report } = await runPipeline(this.#spec(dir), {
@@ -156,19 +210,34 @@ export class DemoReset {
               : ''),
         );
       }
-      const owner = await this.#owner();
-      copyContent(fresh, this.#o.dataFile, owner);
+      if (reset && onPostgres(store)) {
+        const { loadIntoPostgres } = await import('./demo-postgres.ts');
+        const load = await loadIntoPostgres(store, fresh, reset, created);
+        if (!load.loaded) return this.#skipped(load, started);
+      } else {
+        copyContent(fresh, dataFile!, await this.#owner());
+      }
       const result = {
         events: report.counts.event.created,
         skipped: report.counts.event.skipped,
         failed: report.counts.event.failed,
         durationMs: Date.now() - started,
+        loaded: true,
       };
       this.#o.logger?.info(result, 'demo data reset to the sample calendar');
       return result;
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+
+  /** Another server on the database did this reset (its record): nothing changed here. */
+  #skipped(done: { resetUtc: string; events: number; due: string }, started: number): DemoResetResult {
+    this.#o.logger?.info(
+      { due: done.due, resetUtc: done.resetUtc, events: done.events },
+      'demo reset already done by another server on the database; the data stays as it is',
+    );
+    return { events: done.events, skipped: 0, failed: 0, durationMs: Date.now() - started, loaded: false };
   }
 
   #spec(dir: string): RunSpec {
@@ -195,57 +264,6 @@ export class DemoReset {
         display_name: 'calsync',
       }));
     return user.id;
-  }
-}
-
-/**
- * Replaces every content table of `target` with `source`'s, in one transaction. Content tables are all
- * ordinary tables but `KEPT_TABLES`, so tables added by later migrations are reset too. Triggers fire as
- * the rows move, so: a second clearing pass removes rows the first pass's delete triggers wrote (feed
- * tombstones); term counts, which the `event_terms` insert triggers move, are set to the sample's; the
- * FTS5 index is emptied with its `delete-all` command and refilled from `events_fts_pending`, which the
- * event insert trigger fills (store/search-index.ts). `author` columns point at the target's owner.
- */
-function copyContent(sourceFile: string, targetFile: string, owner: number): void {
-  // Foreign keys off: every content table is emptied and refilled whole, in table_list's order, and
-  // `foreign_key_check` below proves the result consistent before it commits.
-  const db = new DatabaseSync(targetFile, { enableForeignKeyConstraints: false });
-  try {
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.prepare('ATTACH DATABASE ? AS sample').run(sourceFile);
-    const tables = db.prepare('PRAGMA main.table_list').all() as { name: string; type: string }[];
-    const content = tables
-      .filter((t) => t.type === 'table' && !t.name.startsWith('sqlite_') && !KEPT_TABLES.has(t.name))
-      .map((t) => t.name);
-    const virtual = tables.filter((t) => t.type === 'virtual').map((t) => t.name);
-    db.exec('BEGIN IMMEDIATE');
-    try {
-      for (let pass = 0; pass < 2; pass++) for (const t of content) db.exec(`DELETE FROM main."${t}"`);
-      for (const v of virtual) db.exec(`INSERT INTO main."${v}" ("${v}") VALUES ('delete-all')`);
-      for (const t of content) {
-        const columns = (db.prepare(`PRAGMA main.table_info("${t}")`).all() as { name: string }[]).map(
-          (c) => c.name,
-        );
-        const values = columns.map((c) => (c === 'author' ? `${owner}` : `"${c}"`));
-        const list = columns.map((c) => `"${c}"`).join(', ');
-        // OR IGNORE: rows an insert trigger already wrote (the search queue) are not a conflict.
-        db.exec(`INSERT OR IGNORE INTO main."${t}" (${list}) SELECT ${values.join(', ')} FROM sample."${t}"`);
-      }
-      // The `event_terms` insert triggers counted links into whichever terms existed by then (tables go
-      // in table_list's order): the sample's counts are the right ones.
-      db.exec(
-        'UPDATE main.terms SET count = (SELECT s.count FROM sample.terms s WHERE s.id = main.terms.id)',
-      );
-      const broken = db.prepare('PRAGMA main.foreign_key_check').all();
-      if (broken.length) throw new Error(`demo reset: ${broken.length} dangling references, rolled back`);
-      db.exec('COMMIT');
-    } catch (err) {
-      db.exec('ROLLBACK');
-      throw err;
-    }
-    db.exec('DETACH DATABASE sample');
-  } finally {
-    db.close();
   }
 }
 

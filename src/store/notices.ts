@@ -16,6 +16,11 @@ import pg from 'pg';
 export interface Notices {
   /** Sends `text` on `channel` to every other process listening on it (at most ~7,900 bytes). */
   publish(channel: string, text: string): void;
+  /**
+   * Sends as `publish` does, but as part of the transaction open on `client`: PostgreSQL delivers it at
+   * that transaction's COMMIT, and not at all when it rolls back (NOTIFY is transactional).
+   */
+  publishIn(client: pg.ClientBase, channel: string, text: string): Promise<void>;
   /** Calls `listener` with the text of every notice on `channel` from another process, once listening. */
   subscribe(channel: string, listener: (text: string) => void): Promise<void>;
   /** Called after the listening connection was lost and is back: notices in between are lost. */
@@ -91,6 +96,9 @@ export async function openNotices(url: string, options: NoticesOptions = {}): Pr
       pool
         .query('SELECT pg_notify($1, $2)', [channel, `${self} ${text}`])
         .catch((err) => options.onError?.(err));
+    },
+    async publishIn(c, channel, text) {
+      await c.query('SELECT pg_notify($1, $2)', [channel, `${self} ${text}`]);
     },
     async subscribe(channel, listener) {
       let set = listeners.get(channel);

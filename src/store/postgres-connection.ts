@@ -144,6 +144,41 @@ export class PgConnection implements TransactionRunner {
     }
   }
 
+  /**
+   * `fn` in a transaction of its own on a client of its own, outside the order of `transactions`: it
+   * holds the write lock (every process's writers wait for it, as they wait for each other), while reads,
+   * of this process and of the others, go on and see the data as it was until its COMMIT. For a rewrite
+   * of the whole content (the demo reset) that must not stop this process's readers. `fn` says whether
+   * it wrote: `beforeCommit` then runs in the transaction (the notice to the other processes), and
+   * after the COMMIT this process treats everything as changed, as after another process's commit.
+   */
+  async apart<T>(
+    fn: (client: pg.PoolClient) => Promise<{ wrote: boolean; result: T }>,
+    beforeCommit?: (client: pg.PoolClient) => Promise<void>,
+  ): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    let wrote = false;
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [WRITE_LOCK]);
+      const done = await fn(client);
+      wrote = done.wrote;
+      if (wrote) await beforeCommit?.(client);
+      await client.query('COMMIT');
+      return done.result;
+    } catch (error) {
+      wrote = false;
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+      if (wrote) this.changedElsewhere();
+    }
+  }
+
   async #savepoint<T>(fn: () => Promise<T>): Promise<T> {
     const client = this.#client!;
     const name = `s${this.#depth++}`;

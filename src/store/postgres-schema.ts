@@ -300,6 +300,20 @@ CREATE INDEX events_search ON events
   USING gin (title gin_trgm_ops, description gin_trgm_ops, excerpt gin_trgm_ops);
 `;
 
+/**
+ * Demo mode's resets (embedded/demo-postgres.ts): the 00:00 UTC each was due at, the sample it loaded
+ * (SHA-256 of the file), when it ran and how many events it loaded — so that several servers on one
+ * database reset it once per due time. calsync's bookkeeping, never content: a reset keeps it.
+ */
+const DEMO_RESETS = `
+CREATE TABLE calsync_demo_resets (
+  due_utc ${T} PRIMARY KEY,
+  sample ${T} NOT NULL,
+  reset_utc ${T} NOT NULL,
+  events integer NOT NULL
+);
+`;
+
 export const PG_MIGRATIONS: readonly PgMigration[] = [
   {
     version: 1,
@@ -313,6 +327,7 @@ export const PG_MIGRATIONS: readonly PgMigration[] = [
     description: 'trigram (pg_trgm) index of event titles, descriptions and excerpts',
     sql: SEARCH,
   },
+  { version: 4, description: "demo mode's resets, one per due time across servers", sql: DEMO_RESETS },
 ];
 
 /** The version the database is at (0 when calsync never wrote to it). */

@@ -14,7 +14,7 @@
  * - group commit (`beginGroup`/`commitGroup`) does nothing: it exists for SQLite, where a commit is an
  *   fsync of one writer; here each request's transaction commits on its own, as in any server.
  */
-import pg from 'pg';
+import pg, { type PoolClient } from 'pg';
 import type { TermKind } from '../model/index.ts';
 import { StoreError } from './errors.ts';
 import { pageTotal } from './list-page.ts';
@@ -136,6 +136,8 @@ export class PostgresStore implements Store {
   readonly #db: PgConnection;
   /** The earliest scheduled date, and when it was read (`publishDue`). */
   #scheduled: { at: string | null; version: number; readAt: number } | undefined;
+  /** The other processes on the database, once `shareChanges` was called. */
+  #notices: Notices | undefined;
 
   constructor(db: PgConnection, url: string) {
     this.#db = db;
@@ -173,6 +175,20 @@ export class PostgresStore implements Store {
     await notices.subscribe(CHANGES_CHANNEL, () => this.#db.changedElsewhere());
     notices.onResync(() => this.#db.changedElsewhere());
     this.#db.committed = () => notices.publish(CHANGES_CHANNEL, '');
+    this.#notices = notices;
+  }
+
+  /**
+   * A rewrite of the whole content in one transaction on a connection of its own (the demo reset,
+   * embedded/demo-postgres.ts): it holds the write lock of every process on the database, while readers
+   * here and there see the data as it was until its COMMIT. When `fn` says it wrote, the other processes
+   * are told as of any commit that wrote (the notice goes out in the transaction, so at its COMMIT), and
+   * this store treats every table as changed.
+   */
+  rewrite<T>(fn: (client: PoolClient) => Promise<{ wrote: boolean; result: T }>): Promise<T> {
+    return this.#db.apart(fn, async (client) => {
+      await this.#notices?.publishIn(client, CHANGES_CHANNEL, '');
+    });
   }
 
   async beginGroup(): Promise<void> {}
