@@ -253,6 +253,12 @@ export interface ContentStore {
   findTermBySlug(kind: TermKind, slug: string): Promise<TermRecord | undefined>;
   /** Case-insensitive name match under `parent` (0 = top level); `undefined` = any parent. */
   findTermByName(kind: TermKind, name: string, parent?: number): Promise<TermRecord | undefined>;
+  /**
+   * The term each name refers to, in order: the one whose slug it is, else the first whose name it is
+   * (`findTermBySlug(kind, n) ?? findTermByName(kind, n)` for all names at once: an event's terms in
+   * one round trip on a server's database).
+   */
+  findTermsByRef(kind: TermKind, names: readonly string[]): Promise<(TermRecord | undefined)[]>;
   termSlugTaken(kind: TermKind, slug: string, exceptId?: number): Promise<boolean>;
   insertTerm(rec: Omit<TermRecord, 'id' | 'count'>): Promise<TermRecord>;
   updateTerm(rec: Omit<TermRecord, 'count'>): Promise<TermRecord>;

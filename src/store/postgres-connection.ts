@@ -20,7 +20,7 @@ import type pg from 'pg';
 import { type SchemaFacts, TableChanges } from './table-changes.ts';
 import { type TransactionRunner, Transactions } from './transactions.ts';
 
-export type PgParam = string | number | null | Uint8Array | readonly number[];
+export type PgParam = string | number | null | Uint8Array | readonly number[] | readonly string[];
 
 /** Any constant of ours ('cals' + 1 in ASCII), distinct from the migrations' lock. */
 const WRITE_LOCK = 0x63616c74;

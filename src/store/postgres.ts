@@ -533,6 +533,22 @@ export class PostgresStore implements Store {
     return this.#term('t.kind = ? AND t.name_key = ? AND t.parent = ?', [kind, nameKey(name), parent]);
   }
 
+  async findTermsByRef(kind: TermKind, names: readonly string[]): Promise<(TermRecord | undefined)[]> {
+    const asked = names.filter(storable);
+    if (asked.length === 0) return names.map(() => undefined);
+    const rows = await this.#db.all<TermRow>(
+      `SELECT ${TERM_SELECT} FROM terms t
+        WHERE t.kind = ? AND (t.slug = ANY(?::text[]) OR t.name_key = ANY(?::text[])) ORDER BY t.id`,
+      [kind, asked, asked.map(nameKey)],
+    );
+    const terms = rows.map(termRecord);
+    return names.map((n) => {
+      if (!storable(n)) return undefined;
+      const key = nameKey(n);
+      return terms.find((t) => t.slug === n) ?? terms.find((t) => nameKey(t.name) === key);
+    });
+  }
+
   async termSlugTaken(kind: TermKind, slug: string, exceptId = 0): Promise<boolean> {
     if (!storable(slug)) return false;
     const sql = 'SELECT 1 FROM terms WHERE kind = ? AND slug = ? AND id <> ? LIMIT 1';

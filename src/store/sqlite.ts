@@ -487,6 +487,12 @@ export class SqliteStore implements Store {
     return this.#call(() => this.#terms.findByName(kind, name, parent));
   }
 
+  findTermsByRef(kind: TermKind, names: readonly string[]): Promise<(TermRecord | undefined)[]> {
+    return this.#call(() =>
+      names.map((n) => this.#terms.findBySlug(kind, n) ?? this.#terms.findByName(kind, n)),
+    );
+  }
+
   termSlugTaken(kind: TermKind, slug: string, exceptId?: number): Promise<boolean> {
     return this.#call(() => this.#terms.slugTaken(kind, slug, exceptId));
   }

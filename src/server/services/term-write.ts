@@ -69,7 +69,9 @@ export async function updateTerm(
  */
 export async function resolveTermRefs(ctx: WriteContext, kind: TermKind, refs: TermRef[]): Promise<number[]> {
   if (refs.length === 0) return [];
+  // A term by name: the names of the list looked up together (one round trip on PostgreSQL).
   const found: (TermRecord | string)[] = [];
+  const named: number[] = [];
   for (const ref of refs) {
     if ('id' in ref) {
       const term = await ctx.store.getTerm(kind, ref.id);
@@ -79,10 +81,16 @@ export async function resolveTermRefs(ctx: WriteContext, kind: TermKind, refs: T
     }
     const name = stripTags(ref.name);
     if (name === '') throw invalidParam(kind, `${kind}: a term name must not be empty.`);
-    found.push(
-      (await ctx.store.findTermBySlug(kind, name)) ?? (await ctx.store.findTermByName(kind, name)) ?? name,
-    );
+    named.push(found.length);
+    found.push(name);
   }
+  const terms = await ctx.store.findTermsByRef(
+    kind,
+    named.map((i) => found[i] as string),
+  );
+  named.forEach((at, i) => {
+    found[at] = terms[i] ?? found[at];
+  });
   if (!canLinkTerms(ctx.caller)) throw forbidden(ctx.caller === null, [kind]);
   const creates = found.some((t) => typeof t === 'string');
   if (creates && !canManageTerms(ctx.caller, kind)) throw forbidden(ctx.caller === null, [kind]);

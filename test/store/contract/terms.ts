@@ -85,6 +85,12 @@ export function termContract(open: OpenStore): void {
       expect(await s.findTermByName('categories', 'indie', 0)).toEqual(top);
       expect(await s.findTermByName('categories', 'indie')).toEqual(sub);
       expect(await s.findTermByName('categories', 'indie', 999)).toBeUndefined();
+      // All at once, as findTermBySlug ?? findTermByName each: the slug first, then the name.
+      expect(
+        await s.findTermsByRef('categories', ['indie-2', 'INDIE', 'rock', 'ROCK', 'nothing', 'bad\u0000']),
+      ).toEqual([top, sub, rock, rock, undefined, undefined]);
+      expect(await s.findTermsByRef('tags', ['rock'])).toEqual([undefined]);
+      expect(await s.findTermsByRef('categories', [])).toEqual([]);
       expect(await s.termSlugTaken('categories', 'rock')).toBe(true);
       expect(await s.termSlugTaken('categories', 'rock', rock.id)).toBe(false);
       expect(await s.termSlugTaken('tags', 'rock')).toBe(false);
