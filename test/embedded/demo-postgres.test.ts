@@ -19,6 +19,7 @@ import { type Notices, openNotices } from '../../src/store/notices.ts';
 import { openStore } from '../../src/store/open.ts';
 import type { PostgresStore } from '../../src/store/postgres.ts';
 import { type PostgresStores, postgresStoresAt } from '../helpers/postgres-store.ts';
+import { within } from '../helpers/within.ts';
 import { type Harness, makeApp } from '../server/harness.ts';
 
 const url = inject('postgresUrl');
@@ -29,16 +30,6 @@ const EXTRA = {
   start_date: '2026-12-01 19:00:00',
   end_date: '2026-12-01 21:00:00',
 };
-
-/** Polls `probe` until it is true, for at most `ms`: what another server did arrives by notice. */
-async function within(ms: number, probe: () => Promise<boolean>): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 interface Server {
   h: Harness;

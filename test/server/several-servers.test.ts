@@ -11,21 +11,12 @@ import { benchEditor, type ServeProcess, startServe, stopServe } from '../../ben
 import { type Notices, openNotices } from '../../src/store/notices.ts';
 import { openStore } from '../../src/store/open.ts';
 import { type PostgresStores, postgresStoresAt } from '../helpers/postgres-store.ts';
+import { within } from '../helpers/within.ts';
 import { type Harness, makeApp } from './harness.ts';
 
 const url = inject('postgresUrl');
 const NS = '/calendar/events/v1';
 const BAD = { authorization: `Basic ${Buffer.from('editor:wrong password').toString('base64')}` };
-
-/** Polls `probe` until it is true, for at most `ms`: what another process did arrives by notice. */
-async function within(ms: number, probe: () => Promise<boolean>): Promise<boolean> {
-  const end = Date.now() + ms;
-  for (;;) {
-    if (await probe()) return true;
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe.skipIf(url === undefined)('several servers on one PostgreSQL', () => {
   let stores: PostgresStores;
