@@ -23,7 +23,14 @@ import type { Pool, PoolClient } from 'pg';
 import type { Kind } from '../model/kind.ts';
 import type { RunState, StateBackend } from './backend.ts';
 import { LockedError } from './lock.ts';
-import { type ItemRow, itemOf, type RunRow, type SourceCache, type StateItem } from './sync-state.ts';
+import {
+  type ItemRow,
+  itemOf,
+  type RunRow,
+  type SourceCache,
+  type StateItem,
+  sourceCacheOf,
+} from './sync-state.ts';
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE calsync_state_items (
@@ -358,14 +365,7 @@ export class PgSyncState implements RunState {
       'SELECT url, etag, last_modified, fingerprint FROM calsync_state_sources WHERE target = $1 AND pipeline = $2',
       [this.target, pipeline],
     );
-    const row = rows[0];
-    if (!row) return undefined;
-    return {
-      url: row.url,
-      fingerprint: row.fingerprint,
-      ...(row.etag ? { etag: row.etag } : {}),
-      ...(row.last_modified ? { lastModified: row.last_modified } : {}),
-    };
+    return rows[0] && sourceCacheOf(rows[0]);
   }
 
   async setSourceCache(pipeline: string, cache: SourceCache | undefined, now = new Date()): Promise<void> {

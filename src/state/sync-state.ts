@@ -220,13 +220,7 @@ export class SyncState {
       .get(pipeline) as
       | { url: string; etag: string | null; last_modified: string | null; fingerprint: string }
       | undefined;
-    if (!row) return undefined;
-    return {
-      url: row.url,
-      fingerprint: row.fingerprint,
-      ...(row.etag ? { etag: row.etag } : {}),
-      ...(row.last_modified ? { lastModified: row.last_modified } : {}),
-    };
+    return row && sourceCacheOf(row);
   }
 
   /** Keeps (or, with `undefined`, drops) the source validators of a pipeline. */
@@ -376,6 +370,21 @@ export class SyncState {
     this.#commit();
     this.#db.close();
   }
+}
+
+/** Source validators as either backend keeps them. */
+export function sourceCacheOf(row: {
+  url: string;
+  etag: string | null;
+  last_modified: string | null;
+  fingerprint: string;
+}): SourceCache {
+  return {
+    url: row.url,
+    fingerprint: row.fingerprint,
+    ...(row.etag ? { etag: row.etag } : {}),
+    ...(row.last_modified ? { lastModified: row.last_modified } : {}),
+  };
 }
 
 /** An item as either backend keeps it (PostgreSQL's bigint ids come back as strings). */
