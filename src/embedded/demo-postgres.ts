@@ -31,6 +31,7 @@
  */
 import { DatabaseSync } from 'node:sqlite';
 import type { PoolClient } from 'pg';
+import { formatUtcNow as utc } from '../model/datetime.ts';
 import type { PostgresStore } from '../store/postgres.ts';
 
 /** Tables that are not demo content: who may sign in, and the key their tokens are signed with. */
@@ -264,6 +265,3 @@ function asText(value: unknown): string | null {
 
 /** A name as an SQL identifier, quoted (both PostgreSQL and SQLite read it so). */
 const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
-
-/** `YYYY-MM-DD HH:MM:SS`, the store's date-time text. */
-const utc = (d: Date) => d.toISOString().slice(0, 19).replace('T', ' ');

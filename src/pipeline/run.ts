@@ -137,10 +137,6 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         else log?.warn({ problem: p }, `${p.code}: ${p.message}`);
       }
     };
-    if (source) {
-      logProblems(source.problems);
-      options.onStage?.(`planning ${source.records.length} records`);
-    }
     const calendar = stream?.calendar ?? source?.calendar ?? {};
     const mapping = {
       ...spec.mapping,
@@ -151,9 +147,18 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       ...spec.policies,
       forceDelete: options.forceDelete ?? false,
       keepBefore: window.from,
-      unreadable: unreadable(source?.problems ?? []),
+      unreadable: unreadable([]),
     };
-    let incomplete = source && incompleteReason(source.problems);
+    let incomplete: string | undefined;
+    /** A source read whole: what it could not read is known before planning. */
+    const takeWhole = (whole: SourceResult): SourceResult => {
+      logProblems(whole.problems);
+      options.onStage?.(`planning ${whole.records.length} records`);
+      policies.unreadable = unreadable(whole.problems);
+      incomplete = incompleteReason(whole.problems);
+      return whole;
+    };
+    if (source) takeWhole(source);
 
     // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.
     const open = async () => {
@@ -254,13 +259,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       if (incomplete) log?.warn(incomplete);
       written = w;
     } else {
-      if (!source) {
-        source = await wholeOf(stream as NonNullable<typeof stream>);
-        logProblems(source.problems);
-        options.onStage?.(`planning ${source.records.length} records`);
-        policies.unreadable = unreadable(source.problems);
-        incomplete = incompleteReason(source.problems);
-      }
+      if (!source) source = takeWhole(await wholeOf(stream as NonNullable<typeof stream>));
       const mapped = mapRecords(source.records, mapping, source.standalone);
       problems = [...source.problems, ...mapped.problems];
       let items = (await state?.items(spec.name)) ?? [];
