@@ -34,7 +34,7 @@ import {
 } from './in-process.ts';
 import { type DemoSchedule, pagesPlugin } from './pages/index.ts';
 import type { ApiRequest } from './request.ts';
-import { registerResponseCache } from './response-cache.ts';
+import { registerKeptAnswers, registerResponseCache } from './response-cache.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
@@ -100,7 +100,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('routeEntries', [] as RouteEntry[]);
   app.decorateRequest('caller', null);
 
-  // First of the onRequest hooks: answers made by the hooks after it carry the headers too.
+  // Scheduled posts whose date has come are published before anything reads them (B.1). On a full
+  // or read-only disk they wait: reads must go on.
+  const publishDue = async () => {
+    try {
+      await options.store.publishDue(formatUtcNow(config.now()));
+    } catch (err) {
+      if (!storageFault(err)) throw err;
+    }
+  };
+  // Kept answers to anonymous GETs, before all other hooks: they hold the headers those would set.
+  registerKeptAnswers(app, options.store, config.responseCache, publishDue);
+  // First of the other onRequest hooks: answers made by the hooks after it carry the headers too.
   await registerSecurityHeaders(app);
   await registerBodyParsers(app, config.bodyLimit);
   registerBrowserDefences(app, [new URL(config.siteUrl).origin, new URL(config.apiBase).origin]);
@@ -128,15 +139,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       credentials.forRequest(req),
     );
     await publishDue();
-  };
-  // Scheduled posts whose date has come are published before anything reads them (B.1). On a full
-  // or read-only disk they wait: reads must go on.
-  const publishDue = async () => {
-    try {
-      await options.store.publishDue(formatUtcNow(config.now()));
-    } catch (err) {
-      if (!storageFault(err)) throw err;
-    }
   };
   app.addHook('onRequest', async (req) => {
     // The token endpoint's Basic header names an OAuth client, not a user (RFC 6749 §2.3.1).
