@@ -47,7 +47,11 @@ interface Measured {
 /** One `npm run import` of `file` into the store `db`, under /usr/bin/time: its figures. */
 function importOnce(file: string, db: string, name: string): Measured {
   const reportFile = join(dir, `${name}.json`);
-  const [, ...flags] = pkg.scripts.import.split(' ').slice(0, -1);
+  // Paths in them (./bin/compile-cache.js) are the package folder's.
+  const [, ...flags] = pkg.scripts.import
+    .split(' ')
+    .slice(0, -1)
+    .map((word) => (word.startsWith('./') ? join(ROOT, word) : word));
   const started = performance.now();
   const child = spawnSync(
     '/usr/bin/time',
