@@ -35,12 +35,12 @@ export const LOCAL_USER = 'calsync';
 const LOCAL_CONCURRENCY = 64;
 const NAMESPACE = 'calendar/events/v1';
 /**
- * The store's page memory during an import (sqlite.ts's `pages`): a 32 MiB page cache and no mmap, instead
- * of the server's 64 MiB and 256 MiB, whose pages stayed in the import's RSS as the store grew (issue 17:
- * 50,000 VEVENTs peaked at 313 MB, the mmap'd pages included, and at 264 MB with these, for the same 56 s
- * of CPU, run side by side; 10,000 VEVENTs 237 MB either way, 12–13 s of CPU).
+ * The store's page memory during an import (sqlite.ts's `pages`): the server's 64 MiB page cache, but no
+ * mmap, whose pages stayed in the import's RSS as the store grew (issue 17). 100,000 VEVENTs, run side by
+ * side: 443 MB and 108 s of CPU with mmap, 302 MB and 110 s without; a 32 MiB cache without mmap 262 MB
+ * but 16 % more CPU (137 s against 118 s), 32 MiB with 64 MiB of mmap 325 MB and 127 s.
  */
-const IMPORT_PAGES = { cacheKiB: 32_768, mmapBytes: 0 };
+const IMPORT_PAGES = { cacheKiB: 65_536, mmapBytes: 0 };
 
 export interface LocalTargetOptions extends Omit<RequesterOptions, 'queue'> {
   /** SQLite file of the server (`npm run serve -- --data`); created if missing. */
