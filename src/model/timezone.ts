@@ -103,6 +103,7 @@ export interface ZoneInfo {
   readonly fixedMs: number;
   readonly hourOffsets: Map<number, number>; // UTC hour → offset in ms, for hours without a transition
   readonly dayOffsets: Map<number, number>; // UTC day → offset in ms, or NaN: a transition that day
+  readonly midnightOffsets: Map<number, number>; // UTC day → offset in ms at its first instant
 }
 
 const zoneInfos = new Map<string, ZoneInfo>();
@@ -121,6 +122,7 @@ export function zoneInfo(zone: Zone): ZoneInfo {
     fixedMs: (minutes ?? 0) * 60 * SECOND,
     hourOffsets: new Map(),
     dayOffsets: new Map(),
+    midnightOffsets: new Map(),
   };
   zoneInfos.set(zone, info);
   return info;
@@ -138,9 +140,11 @@ export function offsetAt(info: ZoneInfo, ms: number): number {
   const daily = info.dayOffsets.get(day);
   if (daily !== undefined && !Number.isNaN(daily)) return daily;
   if (daily === undefined) {
-    const start = ianaOffset(iana, day * DAY);
-    // No zone changes its offset twice within a day, so equal ends mean no change inside.
-    const same = start === ianaOffset(iana, day * DAY + DAY - SECOND);
+    const start = midnightOffset(info, iana, day);
+    // No zone changes its offset twice within a day, so equal offsets at its midnight and the next mean no
+    // change inside (a change right at the next midnight is taken as one inside: answered per hour below).
+    // Each midnight asked once: the end of one day is the start of the next.
+    const same = start === midnightOffset(info, iana, day + 1);
     if (info.dayOffsets.size >= MAX_CACHED_HOURS) info.dayOffsets.clear();
     info.dayOffsets.set(day, same ? start : Number.NaN);
     if (same) return start;
@@ -154,6 +158,16 @@ export function offsetAt(info: ZoneInfo, ms: number): number {
   if (info.hourOffsets.size >= MAX_CACHED_HOURS) info.hourOffsets.clear();
   info.hourOffsets.set(hour, start);
   return start;
+}
+
+function midnightOffset(info: ZoneInfo, iana: IANAZone, day: number): number {
+  let offset = info.midnightOffsets.get(day);
+  if (offset === undefined) {
+    if (info.midnightOffsets.size >= MAX_CACHED_HOURS) info.midnightOffsets.clear();
+    offset = ianaOffset(iana, day * DAY);
+    info.midnightOffsets.set(day, offset);
+  }
+  return offset;
 }
 
 // luxon answers in (possibly fractional, for local mean time) minutes; keep whole seconds.
