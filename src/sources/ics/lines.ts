@@ -284,8 +284,23 @@ function startsUpper(text: string, upperName: string): boolean {
   return true;
 }
 
-/** RFC 5545 §3.3.11 TEXT unescaping: `\n`, `\,`, `\;`, `\\`. */
+/**
+ * RFC 5545 §3.3.11 TEXT unescaping: `\n`, `\,`, `\;`, `\\`; any other backslash is kept. A loop over the
+ * backslashes, not a replace with a callback: every text value of the file goes through here.
+ */
 export function unescapeText(value: string): string {
-  if (!value.includes('\\')) return value;
-  return value.replace(/\\([nN,;\\])/g, (_, c: string) => (c === 'n' || c === 'N' ? '\n' : c));
+  let at = value.indexOf('\\');
+  if (at === -1) return value;
+  let out = '';
+  let from = 0;
+  while (at !== -1 && at + 1 < value.length) {
+    const c = value.charCodeAt(at + 1);
+    // n N , ; \
+    if (c === 110 || c === 78 || c === 44 || c === 59 || c === 92) {
+      out += value.slice(from, at) + (c === 110 || c === 78 ? '\n' : value[at + 1]);
+      from = at + 2;
+      at = value.indexOf('\\', from);
+    } else at = value.indexOf('\\', at + 1);
+  }
+  return out + value.slice(from);
 }
