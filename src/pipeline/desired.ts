@@ -86,6 +86,7 @@ function sortedKeys(object: object): string[] {
 
 // What JSON.stringify escapes in a string (ECMA-262 QuoteJSONString): `"`, `\`, controls, surrogates
 // (a lone one is escaped; a pair is kept, which JSON.stringify does itself).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** The dependency order of kinds: what an event references comes first. */
