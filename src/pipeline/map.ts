@@ -113,10 +113,12 @@ export class Mapper {
     const eventLines = this.#uniqueKeys ? new Map<string, number | undefined>() : this.#eventLines;
 
     const term = (kind: 'category' | 'tag', name: string, record: EventRecord): string | undefined => {
-      const label = collapsed(name);
-      if (!label) return undefined;
       const key = normalise(name);
-      if (!terms[kind].has(key)) terms[kind].set(key, entity(kind, key, label, { name: label }, record));
+      if (!key) return undefined;
+      if (!terms[kind].has(key)) {
+        const label = collapsed(name);
+        terms[kind].set(key, entity(kind, key, label, { name: label }, record));
+      }
       return key;
     };
 
