@@ -53,6 +53,7 @@ export function hashOf(value: unknown): string {
  */
 function stableJson(value: unknown): string | undefined {
   if (typeof value === 'string') return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   if (Array.isArray(value)) {
     let out = '[';
@@ -60,14 +61,32 @@ function stableJson(value: unknown): string | undefined {
     return `${out}]`;
   }
   const object = value as Record<string, unknown>;
-  let out = '{';
+  let out = '';
   for (const key of sortedKeys(object)) {
     const v = object[key];
     if (v === undefined) continue;
-    out += `${out === '{' ? '' : ','}${stableJson(key)}:${stableJson(v)}`;
+    out += (out === '' ? '{' : ',') + quotedKey(key) + stableJson(v);
   }
-  return `${out}}`;
+  return out === '' ? '{}' : `${out}}`;
 }
+
+// The same few dozen keys on every entity: each quoted once.
+const quotedKeys = new Map<string, string>();
+
+/** `"key":` as the loop writes it. */
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = `${stableJson(key)}:`;
+    if (quotedKeys.size < 1000) quotedKeys.set(key, quoted);
+  }
+  return quoted;
+}
+
+// What JSON.stringify escapes in a string (ECMA-262 QuoteJSONString): `"`, `\`, controls, surrogates
+// (a lone one is escaped; a pair is kept, which JSON.stringify does itself).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /**
  * The keys of `object` in the order of Array.prototype.sort() (UTF-16 code units, which `<` compares too),
@@ -83,11 +102,6 @@ function sortedKeys(object: object): string[] {
   }
   return keys;
 }
-
-// What JSON.stringify escapes in a string (ECMA-262 QuoteJSONString): `"`, `\`, controls, surrogates
-// (a lone one is escaped; a pair is kept, which JSON.stringify does itself).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what JSON escapes
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
 /** The dependency order of kinds: what an event references comes first. */
 export const KIND_ORDER: readonly Kind[] = ['category', 'tag', 'venue', 'organizer', 'event'];
