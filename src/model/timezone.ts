@@ -1,8 +1,8 @@
 // Time zones of the contract: `timezone` names (B.6.1) read into a canonical `Zone`, and each zone's UTC
 // offsets at an instant, for datetime.ts and timezone-abbr.ts. Pure and independent of the host zone:
 // instants are epoch milliseconds, wall times are "epoch milliseconds as if the wall time were UTC".
-// Offsets come from luxon's IANAZone (Intl underneath), memoised per zone and hour because serialising an
-// event asks for them several times. Wall time → instant is resolved here, not by luxon's
+// Offsets come from Intl (ICU's `longOffset` name, `GMT+05:30`), memoised per zone and day or hour because
+// serialising an event asks for them several times. Wall time → instant is resolved here, not by luxon's
 // DateTime.fromObject, whose choice in a DST overlap depends on the current date.
 
 import { IANAZone } from 'luxon';
@@ -99,7 +99,7 @@ function ianaWord(word: string, first: boolean): string {
 /** A zone resolved once: its canonical name and what its offsets are read from. */
 export interface ZoneInfo {
   readonly name: Zone;
-  readonly iana: IANAZone | null; // null: fixed offset
+  readonly iana: Intl.DateTimeFormat | null; // null: fixed offset; else the zone's offset formatter
   readonly fixedMs: number;
   readonly hourOffsets: Map<number, number>; // UTC hour → offset in ms, for hours without a transition
   readonly dayOffsets: Map<number, number>; // UTC day → offset in ms, or NaN: a transition that day
@@ -118,7 +118,10 @@ export function zoneInfo(zone: Zone): ZoneInfo {
   const minutes = name === 'UTC' ? 0 : name.startsWith('UTC') ? offsetNameMinutes(name) : null;
   info = {
     name,
-    iana: typeof minutes === 'number' ? null : IANAZone.create(name),
+    iana:
+      typeof minutes === 'number'
+        ? null
+        : new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'longOffset' }),
     fixedMs: (minutes ?? 0) * 60 * SECOND,
     hourOffsets: new Map(),
     dayOffsets: new Map(),
@@ -160,7 +163,7 @@ export function offsetAt(info: ZoneInfo, ms: number): number {
   return start;
 }
 
-function midnightOffset(info: ZoneInfo, iana: IANAZone, day: number): number {
+function midnightOffset(info: ZoneInfo, iana: Intl.DateTimeFormat, day: number): number {
   let offset = info.midnightOffsets.get(day);
   if (offset === undefined) {
     if (info.midnightOffsets.size >= MAX_CACHED_HOURS) info.midnightOffsets.clear();
@@ -170,9 +173,18 @@ function midnightOffset(info: ZoneInfo, iana: IANAZone, day: number): number {
   return offset;
 }
 
-// luxon answers in (possibly fractional, for local mean time) minutes; keep whole seconds.
-function ianaOffset(iana: IANAZone, ms: number): number {
-  return Math.round(iana.offset(ms) * 60) * SECOND;
+// ICU's offset at `ms` to the second, as its `longOffset` name ends the formatted date: `GMT+05:30`,
+// `GMT+05:53:28` (local mean time), `GMT` (zero). The same numbers luxon's IANAZone gave (compared for every
+// zone, years 1–9999, before the switch) at a quarter of the cost: luxon formats to parts and rebuilds a date.
+const LONG_OFFSET = /GMT(?:([+-])(\d\d):(\d\d)(?::(\d\d))?)?$/;
+
+function ianaOffset(format: Intl.DateTimeFormat, ms: number): number {
+  const text = format.format(ms);
+  const m = LONG_OFFSET.exec(text);
+  if (m === null) throw new RangeError(`Unexpected offset ${JSON.stringify(text)}`);
+  if (m[1] === undefined) return 0;
+  const seconds = Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4] ?? 0);
+  return (m[1] === '-' ? -seconds : seconds) * SECOND;
 }
 
 // The instant a wall time means. Candidates are the offsets a day before and after; a valid one wins,
