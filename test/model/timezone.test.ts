@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
 import { IANAZone } from 'luxon';
+import { describe, expect, it } from 'vitest';
 import { normalizeTimezone, offsetAt, zoneInfo } from '../../src/model/timezone.ts';
 
 describe('normalizeTimezone', () => {
