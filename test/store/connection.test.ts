@@ -58,3 +58,39 @@ describe('a transaction SQLite rolled back on a full disk', () => {
     expect(rows(c)).toBe(0);
   });
 });
+
+describe('rows kept for the open transaction (getInTransaction)', () => {
+  const SQL = 'SELECT id, name FROM v WHERE id = ?';
+  const read = (c: Connection, id: number) =>
+    c.getInTransaction<{ id: number; name: string }>(`v ${id}`, 'v', SQL, [id])?.name;
+  const setUp = () => {
+    const db = new DatabaseSync(':memory:');
+    db.exec('CREATE TABLE v (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE o (id INTEGER PRIMARY KEY)');
+    const c = new Connection(db);
+    c.run('INSERT INTO v VALUES (1, ?)', ['first']);
+    return c;
+  };
+
+  it('reads again after a write of the table, a rolled-back savepoint and the end of the transaction', () => {
+    const c = setUp();
+    c.beginGroup();
+    expect(read(c, 1)).toBe('first');
+    expect(read(c, 2)).toBeUndefined();
+    c.run('INSERT INTO o VALUES (1)'); // another table: what was kept stays good
+    expect(read(c, 1)).toBe('first');
+    c.transaction(() => c.run('UPDATE v SET name = ? WHERE id = 1', ['renamed']));
+    expect(read(c, 1)).toBe('renamed');
+    expect(() =>
+      c.transaction(() => {
+        c.run('INSERT INTO v VALUES (2, ?)', ['rolled back']);
+        expect(read(c, 2)).toBe('rolled back');
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    expect(read(c, 2)).toBeUndefined();
+    c.commitGroup();
+    // Outside a transaction: another connection may have written; nothing kept is used.
+    c.db.prepare("UPDATE v SET name = 'behind its back' WHERE id = 1").run();
+    expect(read(c, 1)).toBe('behind its back');
+  });
+});
