@@ -55,6 +55,9 @@ export class Connection {
   held = false;
   /** Rows read in the open transaction (`getInTransaction`), with the change number they were read at. */
   readonly #kept = new Map<string, { row: unknown; at: number }>();
+  /** Outermost transactions begun (BEGIN IMMEDIATE), and the last one `getInTransaction` checked. */
+  #transactions = 0;
+  #keptChecked = -1;
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -94,15 +97,20 @@ export class Connection {
   }
 
   /**
-   * `get(sql, params)`, kept for the rest of the open transaction while `table` is not written: an event
-   * import reads the same few hundred venues and organizers for each of its thousands of events. In a
-   * transaction no other connection's commit can change what this one sees (a write transaction holds
-   * the lock, a read one its snapshot); this connection's writes mark the tables they change
-   * (TableChanges, triggers and cascades included), and a rollback or the transaction's end drops what
-   * was kept. Outside a transaction it is `get`.
+   * `get(sql, params)`, kept across this connection's transactions while `table` is not written: an event
+   * import reads the same few hundred venues and organizers for each of its thousands of events. Used
+   * only inside a transaction, which first asks SQLite whether another connection committed since the
+   * last one (`dataVersion`: one PRAGMA per transaction; if so, every table counts as changed); within
+   * it no other commit can change what this one sees (a write transaction holds the lock, a read one
+   * its snapshot). This connection's writes mark the tables they change (TableChanges, triggers and
+   * cascades included), and any rollback drops everything kept. Outside a transaction it is `get`.
    */
   getInTransaction<R>(key: string, table: string, sql: string, params: readonly Param[]): R | undefined {
     if (!this.db.isTransaction) return this.get<R>(sql, params);
+    if (this.#keptChecked !== this.#transactions) {
+      this.#keptChecked = this.#transactions;
+      this.dataVersion();
+    }
     const hit = this.#kept.get(key);
     if (hit && !this.tables.changedSince([table], hit.at)) {
       this.tables.read(sql);
@@ -259,7 +267,7 @@ export class Connection {
     if (depth > 0 && !this.db.isTransaction) throw this.#lostError();
     if (depth === 0) {
       this.#lost = undefined;
-      this.#kept.clear();
+      this.#transactions++;
     }
     this.run(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT s${depth}`);
     this.#depth = depth + 1;
@@ -286,12 +294,15 @@ export class Connection {
       this.run(`RELEASE s${depth}`);
       return;
     }
-    this.#kept.clear();
     // A caller that caught a failure SQLite answered by rolling everything back: nothing to commit.
-    if (!this.db.isTransaction) throw this.#lostError();
+    if (!this.db.isTransaction) {
+      this.#kept.clear();
+      throw this.#lostError();
+    }
     try {
       this.run('COMMIT');
     } catch (error) {
+      this.#kept.clear();
       if (this.db.isTransaction) this.run('ROLLBACK');
       throw error;
     }
@@ -307,17 +318,20 @@ export class Connection {
     this.run('BEGIN IMMEDIATE');
     this.#depth = 1;
     this.#lost = undefined;
-    this.#kept.clear();
+    this.#transactions++;
   }
 
   commitGroup(): void {
     if (this.#depth !== 1) throw new StoreError('store-group-misuse', 'commitGroup: no group is open');
     this.#depth = 0;
-    this.#kept.clear();
-    if (!this.db.isTransaction) throw this.#lostError();
+    if (!this.db.isTransaction) {
+      this.#kept.clear();
+      throw this.#lostError();
+    }
     try {
       this.run('COMMIT');
     } catch (error) {
+      this.#kept.clear();
       if (this.db.isTransaction) this.run('ROLLBACK');
       throw error;
     }
