@@ -314,6 +314,9 @@ export class SyncState {
         this.#commit();
       } catch (err) {
         this.#turnFailure = err;
+        // The turn is over either way: a commit that throws an earlier turn's failure first leaves this
+        // one open (and a later explicit commit would then find its transaction gone).
+        this.#turn = undefined;
         if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       }
     });
