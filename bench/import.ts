@@ -39,7 +39,11 @@ function importOnce(
   const reportFile = join(dir, `${name}.json`);
   const cpuFile = join(dir, `${name}.cpu.json`);
   // The script's own command line, so that the Node flags measured are the ones users get.
-  const [, ...flags] = pkg.scripts.import.split(' ').slice(0, -1);
+  // Paths in them (./bin/compile-cache.js) are the package folder's.
+  const [, ...flags] = pkg.scripts.import
+    .split(' ')
+    .slice(0, -1)
+    .map((word) => (word.startsWith('./') ? join(ROOT, word) : word));
   const started = performance.now();
   const child = spawnSync(
     process.execPath,

@@ -1,7 +1,7 @@
 /**
  * `node bench/in-process.ts [--creates 3000] [--rounds 3]`: the server's CPU per event create, the same
  * app and requests sent through Fastify (`app.inject`, the local target's path before issue 17) and
- * through the in-process caller (`app.inProcess`, src/server/in-process.ts), alternated, each round on a
+ * through the in-process caller (`inProcessApi`, src/server/in-process.ts), alternated, each round on a
  * fresh SQLite file; 10 requests in flight, each event with a venue, an organizer, 2 categories and 3 tags
  * by id, as the importer sends them. Prints one JSON line per run: CPU ms per create (this process, all
  * threads), wall ms per create, and the load.
@@ -11,6 +11,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildApp } from '../src/server/app.ts';
+import { inProcessApi } from '../src/server/in-process.ts';
 import { openSqliteStore } from '../src/store/sqlite.ts';
 
 const { values } = parseArgs({
@@ -30,13 +31,15 @@ async function run(mode: 'inject' | 'in-process', round: number) {
     display_name: 'calsync',
   });
   // As the local target builds it (src/embedded/local-target.ts).
-  const app = await buildApp({
+  const options = {
     store,
     responseCache: { maxEntries: 0, maxBytes: 0 },
     renderCacheChars: 4_000_000,
     renderCacheEvents: false,
     schemes: { local: async () => user },
-  });
+  };
+  const api = await inProcessApi(options);
+  const app = await buildApp(options, api.core);
   const post = async (path: string, body: unknown): Promise<{ id: number }> => {
     const req = {
       method: 'POST' as const,
@@ -45,7 +48,7 @@ async function run(mode: 'inject' | 'in-process', round: number) {
       payload: JSON.stringify(body),
     };
     const text =
-      mode === 'in-process' ? (await app.inProcess(req))!.body.toString() : (await app.inject(req)).body;
+      mode === 'in-process' ? (await api.call(req))!.body.toString() : (await app.inject(req)).body;
     const doc = JSON.parse(text);
     if (typeof doc.id !== 'number') throw new Error(`${path}: ${text}`);
     return doc;

@@ -31,7 +31,10 @@ import { generateIcsWithStats } from './generate-ics.ts';
 
 const DAY = 86_400_000;
 // The children run with the Node flags of `npm run import` (package.json), the way users run the source stage.
-const IMPORT_FLAGS = pkg.scripts.import.split(' ').filter((word) => word.startsWith('--'));
+// The V8 flags (not `--import ./bin/compile-cache.js`, whose path follows it as a word of its own).
+const IMPORT_FLAGS = pkg.scripts.import
+  .split(' ')
+  .filter((word) => word.startsWith('--') && word !== '--import');
 const NOW = new Date('2027-01-01T00:00:00Z');
 const WINDOW = { from: new Date(NOW.getTime() - 30 * DAY), to: new Date(NOW.getTime() + 365 * DAY) };
 const MB = 1024 * 1024;

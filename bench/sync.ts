@@ -159,7 +159,11 @@ function sync(
   env: Record<string, string>,
 ): Promise<{ report: RunReport; wallSeconds: number }> {
   const reportFile = `${file}.report.json`;
-  const [, ...flags] = pkg.scripts.sync.split(' ').slice(0, -1);
+  // Paths in them (./bin/compile-cache.js) are the package folder's.
+  const [, ...flags] = pkg.scripts.sync
+    .split(' ')
+    .slice(0, -1)
+    .map((word) => (word.startsWith('./') ? join(ROOT, word) : word));
   const started = performance.now();
   const child = spawn(
     process.execPath,

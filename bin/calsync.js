@@ -66,6 +66,9 @@ const child = spawn(
           new URL('./strip-types.js', import.meta.url).href,
         ]
       : []),
+    // Node's compile cache, turned on before the command's first .ts file loads (compile-cache.js).
+    '--import',
+    new URL('./compile-cache.js', import.meta.url).href,
     ...COMMANDS[command],
     join(ROOT, 'src', 'cli', `${command}.ts`),
     ...args,

@@ -1,9 +1,11 @@
 /**
- * `openLocalTarget({ dataFile })`: the embedded target — our own server app built in-process over the
- * SQLite file that `npm run serve` serves, called without a socket or port: writes through the app's
- * in-process caller (src/server/in-process.ts: the route handlers with the app's own authentication, body
- * parsing and error answers, without HTTP's costs), anything else through `app.inject`. STYLE.md: "The
- * local import target uses the same app in-process", so imports obey exactly the API's rules.
+ * `openLocalTarget({ dataFile })`: the embedded target — our own server in-process over the SQLite file
+ * that `npm run serve` serves, called without a socket or port: writes through the in-process caller
+ * (src/server/in-process.ts: the route handlers with the app's own authentication, body parsing and error
+ * answers, without HTTP's costs and without building the Fastify app), anything else through `app.inject`
+ * of the app, built (and loaded: Fastify and its plugins, ~40 MB) on the first such request, over the same
+ * core. STYLE.md: "The local import target uses the same app in-process", so imports obey exactly the
+ * API's rules.
  *
  * It authenticates with an extra scheme, `Local calsync`, that exists only on this in-process app; the
  * app that `serve` exposes to the network never has it. The caller is an administrator named `calsync`,
@@ -11,8 +13,9 @@
  */
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../server/app.ts';
+import type { AppOptions } from '../server/app.ts';
 import { storageError } from '../server/errors.ts';
+import { type InProcessApi, inProcessApi } from '../server/in-process.ts';
 import { describeFault, storageFault } from '../store/errors.ts';
 import { openSqliteStore } from '../store/sqlite.ts';
 import type { Store, UserRecord } from '../store/store.ts';
@@ -31,6 +34,13 @@ export const LOCAL_USER = 'calsync';
 /** Requests in flight, and so writes per commit; past ~50 a larger group saves little and holds the lock longer. */
 const LOCAL_CONCURRENCY = 64;
 const NAMESPACE = 'calendar/events/v1';
+/**
+ * The store's page memory during an import (sqlite.ts's `pages`): the server's 64 MiB page cache, but no
+ * mmap, whose pages stayed in the import's RSS as the store grew (issue 17). 100,000 VEVENTs, run side by
+ * side: 443 MB and 108 s of CPU with mmap, 302 MB and 110 s without; a 32 MiB cache without mmap 262 MB
+ * but 16 % more CPU (137 s against 118 s), 32 MiB with 64 MiB of mmap 325 MB and 127 s.
+ */
+const IMPORT_PAGES = { cacheKiB: 65_536, mmapBytes: 0 };
 
 export interface LocalTargetOptions extends Omit<RequesterOptions, 'queue'> {
   /** SQLite file of the server (`npm run serve -- --data`); created if missing. */
@@ -45,7 +55,7 @@ export interface LocalTargetOptions extends Omit<RequesterOptions, 'queue'> {
 
 export async function openLocalTarget(options: LocalTargetOptions): Promise<Target> {
   const dataFile = resolve(options.dataFile);
-  const store = openSqliteStore(dataFile);
+  const store = openSqliteStore(dataFile, { pages: IMPORT_PAGES });
   let transport: Transport;
   try {
     transport = await localTransport(store, options, `local ${options.dataFile}`);
@@ -65,7 +75,7 @@ export async function openLocalTarget(options: LocalTargetOptions): Promise<Targ
 
 async function localTransport(store: Store, options: LocalTargetOptions, label: string): Promise<Transport> {
   const user = await localUser(store);
-  const app = await buildApp({
+  const appOptions: AppOptions = {
     store,
     siteUrl: options.siteUrl,
     apiBase: options.apiBase,
@@ -77,8 +87,13 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
     renderCacheChars: 4_000_000,
     renderCacheEvents: false,
     schemes: { local: async () => user },
-  });
-  const prefix = app.config.apiPrefix;
+  };
+  const api = await inProcessApi(appOptions);
+  const prefix = api.core.config.apiPrefix;
+  // What the caller does not take (the writer's reads) goes through the app, built when first needed.
+  let app: Promise<FastifyInstance> | undefined;
+  const appFor = () =>
+    (app ??= import('../server/app.ts').then(({ buildApp }) => buildApp(appOptions, api.core)));
   const group = new GroupCommit(store);
   return {
     label,
@@ -87,7 +102,7 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
         await group.enter();
         let answer: TransportResponse;
         try {
-          answer = await inject(app, prefix, req);
+          answer = await inject(api, appFor, prefix, req);
         } finally {
           // Answered only once durable: the caller records a write in its sync state when it gets the
           // answer. A request that failed still leaves the group, so that the others are committed.
@@ -108,7 +123,8 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
         };
       }
     },
-    close: () => app.close(),
+    // The app closes the store (its onClose hook); without one, the store is closed here.
+    close: async () => (app ? (await app).close() : store.close()),
   };
 }
 
@@ -120,7 +136,8 @@ const BARE_HEADERS = { authorization: `Local ${LOCAL_USER}` };
  * commit, not light-my-request's response with its buffers.
  */
 async function inject(
-  app: FastifyInstance,
+  api: InProcessApi,
+  app: () => Promise<FastifyInstance>,
   prefix: string,
   req: TransportRequest,
 ): Promise<TransportResponse> {
@@ -129,9 +146,9 @@ async function inject(
   const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
   // Writes go to the route's handler directly (src/server/in-process.ts: the same checks and answer,
   // without HTTP's costs); what it does not take, through Fastify. light-my-request copies the headers.
-  const direct = await app.inProcess({ method: req.method, url, headers, payload });
+  const direct = await api.call({ method: req.method, url, headers, payload });
   if (direct) return { status: direct.status, headers: direct.headers, text: direct.body.toString() };
-  const res = await app.inject({ method: req.method, url, headers, payload });
+  const res = await (await app()).inject({ method: req.method, url, headers, payload });
   return { status: res.statusCode, headers: flattenHeaders(res.headers), text: res.body };
 }
 

@@ -11,7 +11,6 @@
  * organizers by name, slug or id; within a filter any value matches, across filters all must.
  */
 import type { FeedConfig } from '../pipeline/definition.ts';
-import { loadPipeline } from '../pipeline/load.ts';
 
 export interface FeedFilters {
   categories?: readonly string[];
@@ -100,6 +99,9 @@ export function feedsFromPipeline(
  */
 export async function serverFeeds(files: readonly string[], env: NodeJS.ProcessEnv): Promise<FeedSpec[]> {
   const feeds = new Map<string, FeedSpec>();
+  // Loaded here: the pipeline reader (yaml, cron-parser) is no part of an app built without feed files
+  // (the local import target's).
+  const { loadPipeline } = await import('../pipeline/load.ts');
   for (const file of files) {
     const p = await loadPipeline(file, env);
     for (const f of feedsFromPipeline(p.feeds, p.window)) {

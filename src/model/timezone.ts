@@ -1,8 +1,8 @@
 // Time zones of the contract: `timezone` names (B.6.1) read into a canonical `Zone`, and each zone's UTC
 // offsets at an instant, for datetime.ts and timezone-abbr.ts. Pure and independent of the host zone:
 // instants are epoch milliseconds, wall times are "epoch milliseconds as if the wall time were UTC".
-// Offsets come from luxon's IANAZone (Intl underneath), memoised per zone and hour because serialising an
-// event asks for them several times. Wall time → instant is resolved here, not by luxon's
+// Offsets come from Intl (ICU's `longOffset` name, `GMT+05:30`), memoised per zone and day or hour because
+// serialising an event asks for them several times. Wall time → instant is resolved here, not by luxon's
 // DateTime.fromObject, whose choice in a DST overlap depends on the current date.
 
 import { IANAZone } from 'luxon';
@@ -99,10 +99,11 @@ function ianaWord(word: string, first: boolean): string {
 /** A zone resolved once: its canonical name and what its offsets are read from. */
 export interface ZoneInfo {
   readonly name: Zone;
-  readonly iana: IANAZone | null; // null: fixed offset
+  readonly iana: Intl.DateTimeFormat | null; // null: fixed offset; else the zone's offset formatter
   readonly fixedMs: number;
   readonly hourOffsets: Map<number, number>; // UTC hour → offset in ms, for hours without a transition
   readonly dayOffsets: Map<number, number>; // UTC day → offset in ms, or NaN: a transition that day
+  readonly midnightOffsets: Map<number, number>; // UTC day → offset in ms at its first instant
 }
 
 const zoneInfos = new Map<string, ZoneInfo>();
@@ -117,10 +118,14 @@ export function zoneInfo(zone: Zone): ZoneInfo {
   const minutes = name === 'UTC' ? 0 : name.startsWith('UTC') ? offsetNameMinutes(name) : null;
   info = {
     name,
-    iana: typeof minutes === 'number' ? null : IANAZone.create(name),
+    iana:
+      typeof minutes === 'number'
+        ? null
+        : new Intl.DateTimeFormat('en-US', { timeZone: name, timeZoneName: 'longOffset' }),
     fixedMs: (minutes ?? 0) * 60 * SECOND,
     hourOffsets: new Map(),
     dayOffsets: new Map(),
+    midnightOffsets: new Map(),
   };
   zoneInfos.set(zone, info);
   return info;
@@ -138,9 +143,11 @@ export function offsetAt(info: ZoneInfo, ms: number): number {
   const daily = info.dayOffsets.get(day);
   if (daily !== undefined && !Number.isNaN(daily)) return daily;
   if (daily === undefined) {
-    const start = ianaOffset(iana, day * DAY);
-    // No zone changes its offset twice within a day, so equal ends mean no change inside.
-    const same = start === ianaOffset(iana, day * DAY + DAY - SECOND);
+    const start = midnightOffset(info, iana, day);
+    // No zone changes its offset twice within a day, so equal offsets at its midnight and the next mean no
+    // change inside (a change right at the next midnight is taken as one inside: answered per hour below).
+    // Each midnight asked once: the end of one day is the start of the next.
+    const same = start === midnightOffset(info, iana, day + 1);
     if (info.dayOffsets.size >= MAX_CACHED_HOURS) info.dayOffsets.clear();
     info.dayOffsets.set(day, same ? start : Number.NaN);
     if (same) return start;
@@ -156,9 +163,28 @@ export function offsetAt(info: ZoneInfo, ms: number): number {
   return start;
 }
 
-// luxon answers in (possibly fractional, for local mean time) minutes; keep whole seconds.
-function ianaOffset(iana: IANAZone, ms: number): number {
-  return Math.round(iana.offset(ms) * 60) * SECOND;
+function midnightOffset(info: ZoneInfo, iana: Intl.DateTimeFormat, day: number): number {
+  let offset = info.midnightOffsets.get(day);
+  if (offset === undefined) {
+    if (info.midnightOffsets.size >= MAX_CACHED_HOURS) info.midnightOffsets.clear();
+    offset = ianaOffset(iana, day * DAY);
+    info.midnightOffsets.set(day, offset);
+  }
+  return offset;
+}
+
+// ICU's offset at `ms` to the second, as its `longOffset` name ends the formatted date: `GMT+05:30`,
+// `GMT+05:53:28` (local mean time), `GMT` (zero). The same numbers luxon's IANAZone gave (compared for every
+// zone, years 1–9999, before the switch) at a quarter of the cost: luxon formats to parts and rebuilds a date.
+const LONG_OFFSET = /GMT(?:([+-])(\d\d):(\d\d)(?::(\d\d))?)?$/;
+
+function ianaOffset(format: Intl.DateTimeFormat, ms: number): number {
+  const text = format.format(ms);
+  const m = LONG_OFFSET.exec(text);
+  if (m === null) throw new RangeError(`Unexpected offset ${JSON.stringify(text)}`);
+  if (m[1] === undefined) return 0;
+  const seconds = Number(m[2]) * 3600 + Number(m[3]) * 60 + Number(m[4] ?? 0);
+  return (m[1] === '-' ? -seconds : seconds) * SECOND;
 }
 
 // The instant a wall time means. Candidates are the offsets a day before and after; a valid one wins,

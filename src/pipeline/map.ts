@@ -7,7 +7,7 @@
  * Times become the contract's wire form (B.6.1): local `YYYY-MM-DD HH:MM:SS` + an IANA `timezone`, which
  * is also what a real TEC site needs (C.6: offsets are ignored there).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { localToUtc, utcToLocal } from '../model/datetime.ts';
 import type { Kind } from '../model/kind.ts';
 import { slugify } from '../model/slug.ts';
@@ -113,10 +113,12 @@ export class Mapper {
     const eventLines = this.#uniqueKeys ? new Map<string, number | undefined>() : this.#eventLines;
 
     const term = (kind: 'category' | 'tag', name: string, record: EventRecord): string | undefined => {
-      const label = name.trim().replace(/\s+/g, ' ');
-      if (!label) return undefined;
-      const key = label.toLowerCase();
-      if (!terms[kind].has(key)) terms[kind].set(key, entity(kind, key, label, { name: label }, record));
+      const key = normalise(name);
+      if (!key) return undefined;
+      if (!terms[kind].has(key)) {
+        const label = collapsed(name);
+        terms[kind].set(key, entity(kind, key, label, { name: label }, record));
+      }
       return key;
     };
 
@@ -141,11 +143,9 @@ export class Mapper {
         });
       }
       const refs: Refs = {
-        categories: unique(
-          [...record.categories, ...options.categories].map((c) => term('category', c, record)),
-        ),
-        tags: unique([...record.tags, ...options.tags].map((t) => term('tag', t, record))),
-        organizers: unique(record.organizers.map((o) => addOrganizer(organizers, o, record))),
+        categories: keysOf(record.categories, options.categories, (c) => term('category', c, record)),
+        tags: keysOf(record.tags, options.tags, (t) => term('tag', t, record)),
+        organizers: keysOf(record.organizers, [], (o) => addOrganizer(organizers, o, record)),
       };
       if (record.venue?.name.trim()) refs.venue = addVenue(venues, record.venue, record, options);
 
@@ -198,9 +198,23 @@ export class Mapper {
  * or a lost sync state, can be found on the target by slug instead of being created twice.
  */
 export function eventSlug(pipeline: string, key: string, title: string): string {
-  const suffix = createHash('sha256').update(`${pipeline}\n${key}`).digest('hex').slice(0, 10);
-  const base = slugify(title).slice(0, 60).replace(/-+$/, '');
+  const suffix = hash('sha256', `${pipeline}\n${key}`, 'hex').slice(0, 10);
+  const base = slugBase(title);
   return base ? `${base}-${suffix}` : `event-${suffix}`;
+}
+
+// Titles repeat (a series' occurrences, a weekly class): each is slugified once. Bounded: titles are user text.
+const slugBases = new Map<string, string>();
+const MAX_SLUG_BASES = 5000;
+
+function slugBase(title: string): string {
+  let base = slugBases.get(title);
+  if (base === undefined) {
+    if (slugBases.size >= MAX_SLUG_BASES) slugBases.clear();
+    base = slugify(title).slice(0, 60).replace(/-+$/, '');
+    slugBases.set(title, base);
+  }
+  return base;
 }
 
 /** Where venues, organizers and terms are kept by key as they are first named. */
@@ -329,8 +343,33 @@ function addDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
-const normalise = (s: string) => s.trim().replace(/\s+/g, ' ').toLowerCase();
+/** Blanks trimmed and runs of them made one: a term's label. */
+const collapsed = (s: string) => s.trim().replace(/\s+/g, ' ');
 
-function unique(keys: (string | undefined)[]): string[] {
-  return [...new Set(keys.filter((k): k is string => k !== undefined))];
+// Names repeat on every event that names them (a venue, an organizer, a category): each is normalised once.
+// Bounded: names are user text.
+const normalised = new Map<string, string>();
+const MAX_NORMALISED = 5000;
+
+/** A name as keys compare it: collapsed and lower-case. */
+function normalise(s: string): string {
+  let key = normalised.get(s);
+  if (key === undefined) {
+    if (normalised.size >= MAX_NORMALISED) normalised.clear();
+    key = collapsed(s).toLowerCase();
+    normalised.set(s, key);
+  }
+  return key;
+}
+
+/** The keys `keyOf` gives the items of `a` then `b`, each once, in order, without the undefined ones. */
+function keysOf<T>(a: readonly T[], b: readonly T[], keyOf: (item: T) => string | undefined): string[] {
+  const keys: string[] = [];
+  for (const list of [a, b]) {
+    for (const item of list) {
+      const key = keyOf(item);
+      if (key !== undefined && !keys.includes(key)) keys.push(key);
+    }
+  }
+  return keys;
 }

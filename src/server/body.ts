@@ -3,8 +3,6 @@
  * nested (`venue[venue]=Pier 7`, `organizer[]=12`) the same way for forms, multipart and
  * query strings.
  */
-import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import qs from 'qs';
 import { ApiError } from './errors.ts';
@@ -44,6 +42,11 @@ export async function registerBodyParsers(app: FastifyInstance, limit: number): 
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) =>
     done(null, parseJsonBody(body as string)),
   );
+  // Loaded here, with the app: the in-process caller (in-process.ts) parses JSON bodies alone.
+  const [{ default: formbody }, { default: multipart }] = await Promise.all([
+    import('@fastify/formbody'),
+    import('@fastify/multipart'),
+  ]);
   await app.register(formbody, { parser: parseNested });
   await app.register(multipart, { attachFieldsToBody: true, limits: { fileSize: limit, fieldSize: limit } });
   // Registered after the plugin, so this runs after its own preValidation has read the parts.

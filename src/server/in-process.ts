@@ -1,7 +1,9 @@
 /**
- * `inProcessCaller(deps)`: a write request to the app handled without HTTP — for the local import target
- * (src/embedded/local-target.ts), which sends ~15,000 of them per 10,000-event file. It runs the parts of
- * Fastify's lifecycle that decide the answer, with the same functions the app's hooks and handler run:
+ * `inProcessApi(options)`: write requests to the API handled without HTTP and without building the Fastify
+ * app — for the local import target (src/embedded/local-target.ts), which sends ~15,000 of them per
+ * 10,000-event file. Its `call` runs the parts of Fastify's lifecycle that decide the answer, with the same
+ * functions the app's hooks and handler run, of the same core (core.ts) when the target later builds the
+ * app for what `call` does not take (`buildApp(options, core)`):
  *
  * 1. `admit` (app.ts's onRequest hook): authentication by the same scheme table, then scheduled publishing;
  * 2. the route found among `defineRoute`'s (routes/spec.ts), its path parameters as Fastify's router gives
@@ -20,10 +22,12 @@
  * `null`, and the caller sends it through `app.inject`: the answers are the same either way
  * (test/server/in-process.test.ts).
  */
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger } from 'fastify';
 import { parseJsonBody, parseNested } from './body.ts';
-import type { ApiReply, ApiRequest } from './request.ts';
-import type { Method, RouteEntry } from './routes/spec.ts';
+import { type Answer, type ApiCore, apiCore, type CoreOptions } from './core.ts';
+import type { ApiReply, ApiRequest, ApiServer } from './request.ts';
+import { declareResourceRoutes } from './routes/index.ts';
+import type { Method, RouteEntry, RouteHost } from './routes/spec.ts';
 
 export interface InProcessRequest {
   method: Method;
@@ -35,54 +39,70 @@ export interface InProcessRequest {
   payload?: string;
 }
 
-export interface InProcessAnswer {
-  status: number;
-  /** Lower-case names, as the handler and the app's hooks set them. */
-  headers: Record<string, string>;
-  body: string | Buffer;
-}
+/** Headers with lower-case names, as the handler and the app's hooks set them. */
+export type InProcessAnswer = Answer;
 
 export type InProcessCaller = (req: InProcessRequest) => Promise<InProcessAnswer | null>;
 
-type Admit = (req: ApiRequest) => Promise<void>;
-
-export interface InProcessDeps {
-  app: FastifyInstance;
-  routes: readonly RouteEntry[];
-  /** app.ts's onRequest hook: authenticates (`req.caller`) and publishes what is due. */
-  admit: Admit;
-  /** app.ts's error handler: status, headers and the error document of anything thrown. */
-  errorAnswer: (err: unknown, log: FastifyBaseLogger) => InProcessAnswer;
-  /** app.ts's onSend hook: the headers every answer carries. */
-  commonHeaders: (
-    reply: { header(name: string, value: string): unknown },
-    caller: unknown,
-    allow: (() => string) | undefined,
-  ) => void;
-  bodyLimit: number;
-  /**
-   * Lower-case names of the schemes taken here: the app's extra ones (`Local`), which exist only
-   * in-process. Basic and Bearer credentials go through Fastify, where the failed-authentication throttle
-   * counts and blocks guesses.
-   */
-  schemes: ReadonlySet<string>;
+export interface InProcessApi {
+  /** A request's answer, or `null` for a request to send through the app (`app.inject`). */
+  call: InProcessCaller;
+  /** What admits and answers requests besides the routes: give it to `buildApp` for the rest. */
+  core: ApiCore;
 }
 
+/**
+ * The resources' routes (routes/index.ts) declared on a route table of their own, with `core`'s store,
+ * settings and password gate as `req.server`, behind the caller below; no Fastify app is built or loaded.
+ */
+export async function inProcessApi(options: CoreOptions): Promise<InProcessApi> {
+  const core = apiCore(options);
+  const server: RouteHost & ApiServer = {
+    prefix: `${core.config.apiPrefix}/calendar/events/v1`,
+    store: core.store,
+    config: core.config,
+    credentials: core.credentials,
+    routeSpecs: [],
+    routeEntries: [],
+    // defineRoute's own record (routeEntries) is the table; there is no router to give the route to.
+    route: () => undefined,
+  };
+  await declareResourceRoutes(server);
+  return { call: inProcessCaller({ core, server, routes: server.routeEntries }), core };
+}
+
+export interface InProcessDeps {
+  core: Pick<ApiCore, 'admit' | 'errorAnswer' | 'commonHeaders' | 'extraSchemes' | 'config'>;
+  /** `req.server` of the handlers. */
+  server: ApiServer;
+  routes: readonly RouteEntry[];
+  /** Where a 500's error goes; default nowhere, as the local target's app (`logger: false`). */
+  log?: Pick<FastifyBaseLogger, 'error'>;
+}
+
+const NO_LOG: Pick<FastifyBaseLogger, 'error'> = { error: () => undefined };
 const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The headers taken here; a request with any other goes through Fastify, whose hooks may read it. */
 const TAKEN_HEADERS: ReadonlySet<string> = new Set(['authorization', 'content-type']);
 const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * The caller over `routes`. Only the schemes of `core.extraSchemes` (`Local`), which exist only in-process,
+ * are taken here: Basic and Bearer credentials go through Fastify, where the failed-authentication
+ * throttle counts and blocks guesses.
+ */
 export function inProcessCaller(deps: InProcessDeps): InProcessCaller {
-  const { app, routes } = deps;
+  const { core, server, routes } = deps;
+  const log = deps.log ?? NO_LOG;
+  const { bodyLimit } = core.config;
   return async (request) => {
     if (!WRITES.has(request.method)) return null;
     for (const name in request.headers) if (!TAKEN_HEADERS.has(name)) return null;
     const auth = request.headers.authorization;
-    if (auth !== undefined && !deps.schemes.has(auth.split(' ', 1)[0].toLowerCase())) return null;
+    if (auth !== undefined && !core.extraSchemes.has(auth.split(' ', 1)[0].toLowerCase())) return null;
     const type = request.headers['content-type'];
     if (request.payload !== undefined && type !== 'application/json') return null;
-    if (request.payload !== undefined && Buffer.byteLength(request.payload) > deps.bodyLimit) return null;
+    if (request.payload !== undefined && Buffer.byteLength(request.payload) > bodyLimit) return null;
     const q = request.url.indexOf('?');
     const path = q < 0 ? request.url : request.url.slice(0, q);
     const found = match(routes, request.method, path);
@@ -97,22 +117,22 @@ export function inProcessCaller(deps: InProcessDeps): InProcessCaller {
       body: request.payload === undefined ? undefined : parseJsonBody(request.payload),
       params: found.params,
       caller: null,
-      server: app,
+      server,
       ip: '127.0.0.1',
       responseCacheSlot: null,
     };
     const reply = new Reply(req);
     let answer: InProcessAnswer;
     try {
-      await deps.admit(req);
+      await core.admit(req);
       const payload = await found.route.handler(req, reply);
       answer = { status: reply.statusCode, headers: reply.headerValues, body: serialise(payload, reply) };
     } catch (err) {
-      answer = deps.errorAnswer(err, app.log);
+      answer = core.errorAnswer(err, log);
       for (const [k, v] of Object.entries(reply.headerValues)) answer.headers[k] ??= v;
     }
     const { headers } = answer;
-    deps.commonHeaders({ header: (k, v) => (headers[k] = v) }, req.caller, found.route.config.allow);
+    core.commonHeaders({ header: (k, v) => (headers[k] = v) }, req.caller, found.route.config.allow);
     return answer;
   };
 }

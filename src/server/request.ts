@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
  * What a route handler may use of its request and reply: the parts the in-process caller
@@ -7,8 +7,13 @@ import type { FastifyRequest } from 'fastify';
  */
 export type ApiRequest = Pick<
   FastifyRequest,
-  'method' | 'url' | 'headers' | 'query' | 'body' | 'params' | 'caller' | 'server' | 'ip'
->;
+  'method' | 'url' | 'headers' | 'query' | 'body' | 'params' | 'caller' | 'ip'
+> & { server: ApiServer };
+/**
+ * What a handler may use of `req.server`: the store, the settings and the password gate — the Fastify
+ * app, or the in-process caller's own (src/server/in-process.ts), which has no Fastify app.
+ */
+export type ApiServer = Pick<FastifyInstance, 'store' | 'config' | 'credentials'>;
 export interface ApiReply {
   statusCode: number;
   code(status: number): ApiReply;

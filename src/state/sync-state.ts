@@ -105,17 +105,30 @@ export class SyncState {
   itemsOf(pipeline: string, ids: readonly { kind: Kind; key: string }[]): Map<string, StateItem> {
     this.#seenTable();
     const found = new Map<string, StateItem>();
-    const get = this.#db.prepare(
-      'SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items WHERE pipeline = ? AND kind = ? AND key = ?',
-    );
-    const see = this.#db.prepare('INSERT OR IGNORE INTO temp.seen (kind, key) VALUES (?, ?)');
+    if (ids.length === 0) return found;
+    // The batch as one JSON list of [kind, key]: two statements per batch instead of two per item.
+    const list = JSON.stringify(ids.map(({ kind, key }) => [kind, key]));
     const own = !this.#turn;
     if (own) this.#db.exec('BEGIN');
     try {
+      this.#db
+        .prepare(
+          'INSERT OR IGNORE INTO temp.seen (kind, key) SELECT value ->> 0, value ->> 1 FROM json_each(?)',
+        )
+        .run(list);
+      const rows = this.#db
+        .prepare(
+          `SELECT i.kind, i.key, i.remote_id, i.slug, i.hash, i.written, i.remote_modified, i.remote_fields
+           FROM json_each(?) j CROSS JOIN items i
+           WHERE i.pipeline = ? AND i.kind = j.value ->> 0 AND i.key = j.value ->> 1`,
+        )
+        .all(list, pipeline) as unknown as ItemRow[];
+      const byKey = new Map(rows.map((row) => [`${row.kind}\n${row.key}`, row]));
+      // In the order asked, as one look-up per item answered.
       for (const { kind, key } of ids) {
-        see.run(kind, key);
-        const row = get.get(pipeline, kind, key) as ItemRow | undefined;
-        if (row) found.set(`${kind}\n${key}`, itemOf(row));
+        const id = `${kind}\n${key}`;
+        const row = byKey.get(id);
+        if (row && !found.has(id)) found.set(id, itemOf(row));
       }
     } finally {
       if (own) this.#db.exec('COMMIT');
@@ -301,6 +314,9 @@ export class SyncState {
         this.#commit();
       } catch (err) {
         this.#turnFailure = err;
+        // The turn is over either way: a commit that throws an earlier turn's failure first leaves this
+        // one open (and a later explicit commit would then find its transaction gone).
+        this.#turn = undefined;
         if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       }
     });

@@ -21,6 +21,8 @@ const MAX_CACHED_STATEMENTS = 500;
  */
 const MAX_REMEMBERED = 500;
 const MAX_REMEMBERED_SIZE = 1_000_000;
+/** Rows `getInTransaction` keeps at most; past it, it starts over. */
+const MAX_KEPT_ROWS = 10_000;
 
 export class Connection {
   readonly db: DatabaseSync;
@@ -51,6 +53,11 @@ export class Connection {
   #upkeeps = 0;
   /** An async transaction holds the connection (transactions.ts): background upkeep must not join it. */
   held = false;
+  /** Rows read in the open transaction (`getInTransaction`), with the change number they were read at. */
+  readonly #kept = new Map<string, { row: unknown; at: number }>();
+  /** Outermost transactions begun (BEGIN IMMEDIATE), and the last one `getInTransaction` checked. */
+  #transactions = 0;
+  #keptChecked = -1;
 
   constructor(db: DatabaseSync) {
     this.db = db;
@@ -87,6 +94,33 @@ export class Connection {
     return (Array.isArray(params) ? stmt.get(...params) : stmt.get(params as Record<string, Param>)) as
       | R
       | undefined;
+  }
+
+  /**
+   * `get(sql, params)`, kept across this connection's transactions while `table` is not written: an event
+   * import reads the same few hundred venues and organizers for each of its thousands of events. Used
+   * only inside a transaction, which first asks SQLite whether another connection committed since the
+   * last one (`dataVersion`: one PRAGMA per transaction; if so, every table counts as changed); within
+   * it no other commit can change what this one sees (a write transaction holds the lock, a read one
+   * its snapshot). This connection's writes mark the tables they change (TableChanges, triggers and
+   * cascades included), and any rollback drops everything kept. Outside a transaction it is `get`.
+   */
+  getInTransaction<R>(key: string, table: string, sql: string, params: readonly Param[]): R | undefined {
+    if (!this.db.isTransaction) return this.get<R>(sql, params);
+    if (this.#keptChecked !== this.#transactions) {
+      this.#keptChecked = this.#transactions;
+      this.dataVersion();
+    }
+    const hit = this.#kept.get(key);
+    if (hit && !this.tables.changedSince([table], hit.at)) {
+      this.tables.read(sql);
+      return hit.row as R | undefined;
+    }
+    const at = this.tables.now();
+    const row = this.get<R>(sql, params);
+    if (this.#kept.size >= MAX_KEPT_ROWS) this.#kept.clear();
+    this.#kept.set(key, { row, at });
+    return row;
   }
 
   /** Runs a write; returns the number of changed rows and the last inserted rowid. */
@@ -231,7 +265,10 @@ export class Connection {
     const depth = this.#depth;
     // Under a transaction SQLite rolled back, a SAVEPOINT would begin a new one outside the group.
     if (depth > 0 && !this.db.isTransaction) throw this.#lostError();
-    if (depth === 0) this.#lost = undefined;
+    if (depth === 0) {
+      this.#lost = undefined;
+      this.#transactions++;
+    }
     this.run(depth === 0 ? 'BEGIN IMMEDIATE' : `SAVEPOINT s${depth}`);
     this.#depth = depth + 1;
     return depth;
@@ -239,6 +276,7 @@ export class Connection {
 
   #undo(depth: number, cause: unknown): void {
     this.#depth = depth;
+    this.#kept.clear();
     if (!this.db.isTransaction) {
       // SQLite rolled the whole transaction back itself: there is no savepoint left to return to.
       if (depth > 0) this.#lost ??= cause;
@@ -257,10 +295,14 @@ export class Connection {
       return;
     }
     // A caller that caught a failure SQLite answered by rolling everything back: nothing to commit.
-    if (!this.db.isTransaction) throw this.#lostError();
+    if (!this.db.isTransaction) {
+      this.#kept.clear();
+      throw this.#lostError();
+    }
     try {
       this.run('COMMIT');
     } catch (error) {
+      this.#kept.clear();
       if (this.db.isTransaction) this.run('ROLLBACK');
       throw error;
     }
@@ -276,15 +318,20 @@ export class Connection {
     this.run('BEGIN IMMEDIATE');
     this.#depth = 1;
     this.#lost = undefined;
+    this.#transactions++;
   }
 
   commitGroup(): void {
     if (this.#depth !== 1) throw new StoreError('store-group-misuse', 'commitGroup: no group is open');
     this.#depth = 0;
-    if (!this.db.isTransaction) throw this.#lostError();
+    if (!this.db.isTransaction) {
+      this.#kept.clear();
+      throw this.#lostError();
+    }
     try {
       this.run('COMMIT');
     } catch (error) {
+      this.#kept.clear();
       if (this.db.isTransaction) this.run('ROLLBACK');
       throw error;
     }
@@ -298,6 +345,7 @@ export class Connection {
   }
 
   close(): void {
+    this.#kept.clear();
     this.#statements.clear();
     this.#tupleStatements.clear();
     if (this.db.isOpen) this.db.close();

@@ -144,26 +144,32 @@ export class SqliteEvents {
     return eventRecord(row, links);
   }
 
+  /** One INSERT for all of an event's organizers (a statement per list length, kept by the connection). */
   #writeOrganizers(id: number, organizerIds: number[]): void {
+    if (organizerIds.length === 0) return;
+    const params: number[] = [];
     organizerIds.forEach((organizerId, position) => {
-      this.#db.run('INSERT INTO event_organizers (event_id, position, organizer_id) VALUES (?, ?, ?)', [
-        id,
-        position,
-        organizerId,
-      ]);
+      params.push(id, position, organizerId);
     });
+    this.#db.run(
+      `INSERT INTO event_organizers (event_id, position, organizer_id) VALUES ${rows(organizerIds.length, '(?, ?, ?)')}`,
+      params,
+    );
   }
 
+  /** One INSERT for all of an event's term links; the counting trigger still runs for each row. */
   #writeTerms(id: number, status: string, links: EventLinks): void {
+    const termIds = [...links.category_ids, ...links.tag_ids];
+    if (termIds.length === 0) return;
     const published = status === 'publish' ? 1 : 0;
-    [...links.category_ids, ...links.tag_ids].forEach((termId, position) => {
-      this.#db.run('INSERT INTO event_terms (event_id, position, term_id, published) VALUES (?, ?, ?, ?)', [
-        id,
-        position,
-        termId,
-        published,
-      ]);
+    const params: number[] = [];
+    termIds.forEach((termId, position) => {
+      params.push(id, position, termId, published);
     });
+    this.#db.run(
+      `INSERT INTO event_terms (event_id, position, term_id, published) VALUES ${rows(termIds.length, '(?, ?, ?, ?)')}`,
+      params,
+    );
   }
 
   setPassword(id: number, password: string | null): void {
@@ -288,4 +294,9 @@ export class SqliteEvents {
     const byId = new Map(rows.map((row) => [row[0], row]));
     return this.records(ids.map((id) => byId.get(id)!));
   }
+}
+
+/** `n` copies of a VALUES row, for a multi-row INSERT. */
+function rows(n: number, row: string): string {
+  return n === 1 ? row : Array.from({ length: n }, () => row).join(', ');
 }

@@ -107,7 +107,8 @@ export class SqliteLinked {
 
   get(kind: LinkedKind, id: number): LinkedRecord | undefined {
     const t = TABLES[kind];
-    const row = this.#db.get<LinkedRow>(t.byId, [id]);
+    // Each event write reads its venue and organizers: kept while the group's transaction lasts.
+    const row = this.#db.getInTransaction<LinkedRow>(`${kind} ${id}`, t.table, t.byId, [id]);
     return row && t.record(row);
   }
 

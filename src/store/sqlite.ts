@@ -81,6 +81,13 @@ export interface OpenOptions {
   readOnlyFallback?: boolean;
   /** Open for reading only, beside a writer (a server's helper thread): nothing is created or migrated. */
   readOnly?: boolean;
+  /**
+   * Memory for pages: `cacheKiB` of page cache (default 65,536) and reads through mmap up to `mmapBytes`
+   * (default 256 MiB; 0 reads through system calls). Both count in the process's RSS as they fill, so a
+   * server that reads gains from them and an import, which writes each page about once, does not (the
+   * local target's, src/embedded/local-target.ts).
+   */
+  pages?: { cacheKiB: number; mmapBytes: number };
 }
 
 /**
@@ -109,7 +116,7 @@ export class SqliteStore implements Store {
   static open(path: string, options: OpenOptions = {}): SqliteStore {
     try {
       if (options.readOnly) return SqliteStore.#openReadOnly(path, true);
-      return SqliteStore.#open(path);
+      return SqliteStore.#open(path, options.pages ?? { cacheKiB: CACHE_KIB, mmapBytes: MMAP_BYTES });
     } catch (error) {
       const fault = storageFault(error);
       if (!fault) throw error;
@@ -124,7 +131,7 @@ export class SqliteStore implements Store {
     }
   }
 
-  static #open(path: string): SqliteStore {
+  static #open(path: string, pages: { cacheKiB: number; mmapBytes: number }): SqliteStore {
     const memory = path === ':memory:';
     if (!memory) mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
@@ -136,7 +143,7 @@ export class SqliteStore implements Store {
       }
       db.exec(
         `PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}; ` +
-          `PRAGMA cache_size = -${CACHE_KIB}; PRAGMA mmap_size = ${MMAP_BYTES}; PRAGMA analysis_limit = 400; ` +
+          `PRAGMA cache_size = -${pages.cacheKiB}; PRAGMA mmap_size = ${pages.mmapBytes}; PRAGMA analysis_limit = 400; ` +
           'PRAGMA temp_store = MEMORY',
       );
       migrate(db, undefined, path);

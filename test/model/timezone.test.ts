@@ -1,5 +1,6 @@
+import { IANAZone } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { normalizeTimezone } from '../../src/model/timezone.ts';
+import { normalizeTimezone, offsetAt, zoneInfo } from '../../src/model/timezone.ts';
 
 describe('normalizeTimezone', () => {
   it('spells IANA names canonically whatever the case', () => {
@@ -54,5 +55,21 @@ describe('normalizeTimezone', () => {
       'x',
     ];
     for (const input of inputs) expect(normalizeTimezone(input), input).toBeNull();
+  });
+});
+
+describe('offsetAt', () => {
+  it('gives the offsets luxon’s IANAZone gave, to the second, in every zone (issue 17: read from Intl directly)', () => {
+    const DAY = 86_400_000;
+    for (const zone of Intl.supportedValuesOf('timeZone')) {
+      const luxon = IANAZone.create(zone);
+      const info = zoneInfo(zone);
+      // Local mean time (seconds), the 20th century's changes, today's DST rules, far futures.
+      for (let ms = Date.UTC(1850, 0, 1); ms < Date.UTC(2100, 0, 1); ms += 997.3 * DAY) {
+        const expected = Math.round(luxon.offset(ms) * 60) * 1000;
+        if (offsetAt(info, ms) !== expected)
+          expect({ zone, at: new Date(ms), offset: offsetAt(info, ms) }).toBe(expected);
+      }
+    }
   });
 });

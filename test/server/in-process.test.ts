@@ -1,21 +1,41 @@
 /**
  * The in-process caller (src/server/in-process.ts), the local import target's write path, answers exactly
- * as the app does over HTTP: the same requests sent to two apps on identical stores — one through
- * `app.inProcess`, one through Fastify (`app.inject`) — give the same status, body and headers, for
+ * as the app does over HTTP: the same requests sent to identical stores — one through `inProcessApi`'s
+ * caller, built without Fastify, one through the app (`app.inject`) — give the same status, body and headers, for
  * creates, updates and deletes and for the rules the server enforces (validation with its code and
  * field, permissions, slug uniqueness, term names, unknown ids, broken JSON).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Role } from '../../src/model/index.ts';
-import type { InProcessRequest } from '../../src/server/in-process.ts';
+import { buildApp } from '../../src/server/app.ts';
+import {
+  type InProcessApi,
+  type InProcessCaller,
+  type InProcessRequest,
+  inProcessApi,
+} from '../../src/server/in-process.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
-import { type Harness, makeApp, NS } from './harness.ts';
+import { BASE, type Harness, makeApp, NOW, NS, SITE } from './harness.ts';
 
 /** `Local <login>`: the caller is that user, as the local target's scheme makes its own user the caller. */
+const localSchemes = (store: Store) => ({
+  local: async (login: string) => (await store.findUser(login)) ?? null,
+});
+
+/** As makeApp builds its app (harness.ts). */
+const options = (store: Store) => ({
+  siteUrl: SITE,
+  apiBase: BASE,
+  now: () => NOW,
+  authThrottle: false as const,
+  store,
+  schemes: localSchemes(store),
+});
+
 async function localApp(): Promise<Harness> {
   const store: Store = openSqliteStore(':memory:');
-  return makeApp({ store, schemes: { local: async (login) => (await store.findUser(login)) ?? null } });
+  return makeApp({ store, schemes: localSchemes(store) });
 }
 
 const EVENT = { title: 'Concert', start_date: '2027-03-01 19:00:00', end_date: '2027-03-01 22:00:00' };
@@ -43,10 +63,15 @@ function request(
   return { method, url: `${NS}${path}`, headers, payload };
 }
 
+/** The store and users of `direct`; its app is not asked: the caller is built over its store alone. */
 let direct: Harness;
 let http: Harness;
+let api: InProcessApi;
+let inProcess: InProcessCaller;
 beforeEach(async () => {
   [direct, http] = await Promise.all([localApp(), localApp()]);
+  api = await inProcessApi(options(direct.store));
+  inProcess = api.call;
 });
 afterEach(async () => {
   await Promise.all([direct.app.close(), http.app.close()]);
@@ -54,7 +79,7 @@ afterEach(async () => {
 
 /** Sends `req` both ways; expects the same answer and returns it (body parsed). */
 async function both(req: InProcessRequest) {
-  const a = await direct.app.inProcess(req);
+  const a = await inProcess(req);
   expect(a, `${req.method} ${req.url} taken in-process`).not.toBeNull();
   const b = await http.app.inject({
     method: req.method,
@@ -162,7 +187,6 @@ describe('the in-process caller answers as the server over HTTP', () => {
 
 describe('what the in-process caller leaves to Fastify', () => {
   it('reads, network credentials, other headers and unknown paths are not taken', async () => {
-    const { inProcess } = direct.app;
     expect(await inProcess({ ...request('GET', '/events', { as: 'administrator' }) })).toBeNull();
     expect(
       await inProcess({
@@ -181,5 +205,31 @@ describe('what the in-process caller leaves to Fastify', () => {
       }),
     ).toBeNull();
     expect(await inProcess(request('POST', '/nowhere', { as: 'administrator', body: EVENT }))).toBeNull();
+  });
+});
+
+describe("the app built over the caller's core, as the local target builds it for what the caller leaves", () => {
+  it('shares its password gate and settings and reads what the caller wrote', async () => {
+    const created = await both(request('POST', '/events', { as: 'administrator', body: EVENT }));
+    const app = await buildApp(options(direct.store), api.core);
+    try {
+      expect(app.credentials).toBe(api.core.credentials);
+      expect(app.config).toBe(api.core.config);
+      const res = await app.inject({
+        method: 'GET',
+        url: `${NS}/events/${created.json.id}`,
+        headers: { authorization: 'Local administrator' },
+      });
+      expect(res.statusCode).toBe(200);
+      expect(JSON.parse(res.body)).toMatchObject({ id: created.json.id, title: 'Concert' });
+      // The same route declares the same Allow on both ways.
+      expect(res.headers.allow).toBe(
+        (await inProcess(request('DELETE', `/events/${created.json.id}`, { as: 'administrator' })))!.headers
+          .allow,
+      );
+    } finally {
+      // Not app.close(): it closes the store, which the harness's app closes after the test.
+      await app.close().catch(() => undefined);
+    }
   });
 });

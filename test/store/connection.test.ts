@@ -4,6 +4,9 @@
  * commit (the local import target) must then fail every request of the group with the disk's error, not
  * commit half of it outside the group or die on "cannot commit - no transaction is active".
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { Connection } from '../../src/store/connection.ts';
@@ -56,5 +59,50 @@ describe('a transaction SQLite rolled back on a full disk', () => {
     ).toThrow(/database or disk is full/);
     expect(c.inTransaction).toBe(false);
     expect(rows(c)).toBe(0);
+  });
+});
+
+describe('rows kept across transactions (getInTransaction)', () => {
+  const SQL = 'SELECT id, name FROM v WHERE id = ?';
+  const read = (c: Connection, id: number) =>
+    c.getInTransaction<{ id: number; name: string }>(`v ${id}`, 'v', SQL, [id])?.name;
+  const setUp = () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'calsync-kept-')), 'kept.db');
+    const db = new DatabaseSync(file);
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('CREATE TABLE v (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE o (id INTEGER PRIMARY KEY)');
+    const c = new Connection(db);
+    c.run('INSERT INTO v VALUES (1, ?)', ['first']);
+    return { c, other: new DatabaseSync(file) };
+  };
+
+  it('reads again after a write of the table, a rolled-back savepoint, and another connection’s commit', () => {
+    const { c, other } = setUp();
+    c.beginGroup();
+    expect(read(c, 1)).toBe('first');
+    expect(read(c, 2)).toBeUndefined();
+    c.run('INSERT INTO o VALUES (1)'); // another table: what was kept stays good
+    expect(read(c, 1)).toBe('first');
+    c.transaction(() => c.run('UPDATE v SET name = ? WHERE id = 1', ['renamed']));
+    expect(read(c, 1)).toBe('renamed');
+    expect(() =>
+      c.transaction(() => {
+        c.run('INSERT INTO v VALUES (2, ?)', ['rolled back']);
+        expect(read(c, 2)).toBe('rolled back');
+        throw new Error('undo');
+      }),
+    ).toThrow('undo');
+    expect(read(c, 2)).toBeUndefined();
+    c.commitGroup();
+
+    // Outside a transaction another connection may write at any time: nothing kept is used.
+    other.prepare("UPDATE v SET name = 'by another connection' WHERE id = 1").run();
+    expect(read(c, 1)).toBe('by another connection');
+    // A commit of another connection between two transactions: the next one reads again.
+    c.transaction(() => expect(read(c, 1)).toBe('by another connection'));
+    other.prepare("UPDATE v SET name = 'again' WHERE id = 1").run();
+    c.transaction(() => expect(read(c, 1)).toBe('again'));
+    other.close();
+    c.close();
   });
 });

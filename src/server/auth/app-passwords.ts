@@ -10,10 +10,10 @@
  * answer takes as long as a wrong password of a real user (it was 7–11 ms against 67–85 ms).
  */
 import { createHash, randomInt } from 'node:crypto';
-import { hash, verify } from '@node-rs/argon2';
 import { storageFault } from '../../store/errors.ts';
 import type { IdentityStore, UserRecord } from '../../store/store.ts';
 import type { CredentialCheck } from '../security/credential-gate.ts';
+import { argon2 } from './argon2.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const CACHE_TTL_MS = 5 * 60_000;
@@ -30,7 +30,7 @@ export const formatAppPassword = (p: string) => p.replace(/(.{4})(?=.)/g, '$1 ')
 
 export async function createAppPassword(store: IdentityStore, user: UserRecord, name: string, now: string) {
   const password = generateAppPassword();
-  const passwordHash = await hash(password);
+  const passwordHash = await (await argon2()).hash(password);
   const record = await store.insertAppPassword({
     user_id: user.id,
     name,
@@ -43,7 +43,7 @@ export async function createAppPassword(store: IdentityStore, user: UserRecord, 
 /** A hash of a password nobody has, compared when there is nothing real to compare with. */
 let decoy: Promise<string> | undefined;
 export const decoyHash = () => {
-  decoy ??= hash(generateAppPassword());
+  decoy ??= argon2().then(({ hash }) => hash(generateAppPassword()));
   return decoy;
 };
 
@@ -92,11 +92,11 @@ export class AppPasswordVerifier {
       const candidates =
         user && /^[A-Za-z0-9]{24}$/.test(password) ? await this.#store.appPasswords(user.id) : [];
       if (candidates.length === 0) {
-        await verify(await decoyHash(), password || 'x');
+        await (await argon2()).verify(await decoyHash(), password || 'x');
         return false;
       }
       for (const ap of candidates) {
-        if (await verify(ap.hash, password)) {
+        if (await (await argon2()).verify(ap.hash, password)) {
           found = { user: user!, appPasswordId: ap.id };
           return true;
         }

@@ -4,17 +4,17 @@
  * Public: `createOAuthClient`, `verifyClient`.
  */
 import { randomBytes } from 'node:crypto';
-import { hash, verify } from '@node-rs/argon2';
 import type { IdentityStore, OAuthClientRecord, UserRecord } from '../../store/store.ts';
 import type { CredentialCheck } from '../security/credential-gate.ts';
 import { decoyHash } from './app-passwords.ts';
+import { argon2 } from './argon2.ts';
 
 /** base64url: no `:` (the Basic separator) and nothing that form-encoding changes. */
 const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 
 export async function createOAuthClient(store: IdentityStore, user: UserRecord, name: string, now: string) {
   const secret = random(32);
-  const secretHash = await hash(secret);
+  const secretHash = await (await argon2()).hash(secret);
   const record = await store.insertOAuthClient({
     client_id: `cs_${random(15)}`,
     secret_hash: secretHash,
@@ -39,10 +39,10 @@ export async function verifyClient(
   const client = await store.findOAuthClient(clientId);
   const ok = await attempt(async () => {
     if (!client || client.revoked) {
-      await verify(await decoyHash(), secret || 'x');
+      await (await argon2()).verify(await decoyHash(), secret || 'x');
       return false;
     }
-    return verify(client.secret_hash, secret || 'x');
+    return (await argon2()).verify(client.secret_hash, secret || 'x');
   });
   return ok && client ? client : null;
 }

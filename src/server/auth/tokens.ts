@@ -4,7 +4,6 @@
  * restart and every process serving one file agrees on it. Public: `Scope`, `SCOPES`, `TokenService`.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { jwtVerify, SignJWT } from 'jose';
 import type { IdentityStore, OAuthClientRecord } from '../../store/store.ts';
 
 export type Scope = 'read' | 'write';
@@ -21,6 +20,9 @@ export interface TokenClaims {
   clientId: string;
   scopes: Scope[];
 }
+
+/** jose (~3 MB, 46 modules), loaded by the first token issued or checked: most runs see none. */
+const jose = () => import('jose');
 
 export class TokenService {
   readonly #store: IdentityStore;
@@ -51,6 +53,7 @@ export class TokenService {
 
   async issue(client: OAuthClientRecord, scopes: readonly Scope[]): Promise<string> {
     const iat = Math.floor(this.#now().getTime() / 1000);
+    const { SignJWT } = await jose();
     return new SignJWT({ client_id: client.client_id, scope: scopes.join(' ') })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setIssuer(this.#issuer)
@@ -65,6 +68,7 @@ export class TokenService {
   /** The token's claims, or null for a bad signature, issuer, audience, shape or an expired token. */
   async verify(token: string): Promise<TokenClaims | null> {
     try {
+      const { jwtVerify } = await jose();
       const { payload } = await jwtVerify(token, await this.#signingKey(), {
         algorithms: ['HS256'],
         issuer: this.#issuer,

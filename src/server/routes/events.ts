@@ -2,7 +2,6 @@
  * Event routes (contract B.5–B.8): the list, create, and the by-id and by-slug item routes.
  * Handlers follow B.0's order: capability, resolve, per-item checks, validate, write.
  */
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { eventsToIcal } from '../../export/ical.ts';
 import { canCreate, canRead } from '../../model/capabilities.ts';
@@ -30,7 +29,7 @@ import { trashedSlug } from '../services/publication.ts';
 import { lockedEvents } from '../services/visibility.ts';
 import { editableItem, refuseTrashed } from './item.ts';
 import { type Alternatives, paging, pickFormat, send, sendJsonText, setTotals } from './respond.ts';
-import { defineRoute, errors, requestParams } from './spec.ts';
+import { defineRoute, errors, type RouteHost, requestParams } from './spec.ts';
 
 const FORMATS = ['json', 'ical', 'csv', 'xml'] as const;
 const TAG = 'Events';
@@ -40,7 +39,7 @@ const DeleteQuery = z.object({
   password: z.string(),
 });
 
-export async function eventRoutes(app: FastifyInstance): Promise<void> {
+export async function eventRoutes(app: RouteHost): Promise<void> {
   const { store } = app;
   const listJson = new EventListJson(app.config);
 

@@ -4,7 +4,6 @@
  * the kinds is the data in `KINDS`. Handlers follow B.0's order: capability, resolve,
  * per-item checks, validate, value-dependent checks (in the services), write.
  */
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { canCreate, canRead } from '../../model/capabilities.ts';
 import {
@@ -38,7 +37,7 @@ import { createLinked, deleteLinked, trashLinked, updateLinked } from '../servic
 import { listVisibility, refuseLockedFilter } from '../services/visibility.ts';
 import { editableItem, refuseTrashed } from './item.ts';
 import { paging, pickFormat, send, setTotals } from './respond.ts';
-import { defineRoute, errors, requestParams } from './spec.ts';
+import { defineRoute, errors, type RouteHost, requestParams } from './spec.ts';
 
 export interface LinkedRoutesOptions {
   kind: LinkedKind;
@@ -72,7 +71,7 @@ const DeleteQuery = z.object({ force: wpBoolean.describe('delete permanently ins
 /** Echoed in `rest_url` after page, per_page, search and status, in route-table order (A.7). */
 const ECHO_TAIL = ['event', 'has_events', 'only_with_upcoming'] as const;
 
-export async function linkedRoutes(app: FastifyInstance, { kind }: LinkedRoutesOptions): Promise<void> {
+export async function linkedRoutes(app: RouteHost, { kind }: LinkedRoutesOptions): Promise<void> {
   const { store } = app;
   const k = KINDS[kind];
   const a = kind === 'venue' ? 'a venue' : 'an organizer';

@@ -4,9 +4,11 @@
  * index (B.3), the `Allow` header (A.9) and the OpenAPI document (B.4) are derived from
  * the records.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import type { Store } from '../../store/store.ts';
 import { bodyParams } from '../body.ts';
+import type { Config } from '../config.ts';
 import { noRoute } from '../errors.ts';
 import type { MediaType } from '../formats/negotiate.ts';
 import type { ApiReply, ApiRequest } from '../request.ts';
@@ -58,6 +60,27 @@ export interface RouteEntry {
   config: { allow: () => string };
 }
 
+/** A route's Fastify `config`: `allow` for the common headers, the rest for the response cache. */
+export interface RouteConfig {
+  allow: () => string;
+  cache: boolean | undefined;
+  formats: readonly MediaType[] | undefined;
+}
+
+/**
+ * What a resource's plugin declares its routes on: the Fastify app (or its encapsulated child), or the
+ * route table of the in-process caller, built without Fastify (src/server/in-process.ts), whose
+ * `route` keeps nothing but the entry `defineRoute` records.
+ */
+export interface RouteHost {
+  readonly prefix: string;
+  readonly store: Store;
+  readonly config: Config;
+  readonly routeSpecs: RouteSpec[];
+  readonly routeEntries: RouteEntry[];
+  route(options: { method: Method[]; url: string; config: RouteConfig; handler: Handler }): unknown;
+}
+
 /** `/events/{id}` → `/events/:id(^\d+)`: ids are digits, so `/events/abc` is no route (B.0). */
 const toFastifyPath = (path: string) => path.replace('{id}', ':id(^\\d+)').replace('{slug}', ':slug');
 
@@ -78,13 +101,13 @@ export function effectiveMethod(req: Pick<FastifyRequest, 'method' | 'headers'>)
   return OVERRIDABLE.has(override) ? override : req.method;
 }
 
-export function defineRoute(app: FastifyInstance, spec: RouteSpec, handler: Handler): void {
+export function defineRoute(app: RouteHost, spec: RouteSpec, handler: Handler): void {
   app.routeSpecs.push(spec);
   const url = toFastifyPath(spec.path) || '/';
   const handlers = overrideTargets(app, spec.path);
   for (const m of spec.methods) handlers.set(m, handler);
   let allow: string | undefined;
-  const config = {
+  const config: RouteConfig = {
     // `allow` is asked on every response; routes of one path are all registered before the first.
     allow: () => (allow ??= allowFor(app, spec.path)),
     cache: spec.cache,
@@ -125,7 +148,7 @@ function routePattern(prefix: string, path: string): { pattern: RegExp; names: s
 }
 
 const overrideMaps = new WeakMap<RouteSpec[], Map<string, Map<Method, Handler>>>();
-function overrideTargets(app: FastifyInstance, path: string): Map<Method, Handler> {
+function overrideTargets(app: RouteHost, path: string): Map<Method, Handler> {
   const byPath = overrideMaps.get(app.routeSpecs) ?? new Map<string, Map<Method, Handler>>();
   overrideMaps.set(app.routeSpecs, byPath);
   const handlers = byPath.get(path) ?? new Map<Method, Handler>();
@@ -133,7 +156,7 @@ function overrideTargets(app: FastifyInstance, path: string): Map<Method, Handle
   return handlers;
 }
 
-function allowFor(app: FastifyInstance, path: string): string {
+function allowFor(app: RouteHost, path: string): string {
   const methods = app.routeSpecs.filter((s) => s.path === path).flatMap((s) => s.methods);
   return [...new Set(methods)].join(', ');
 }

@@ -4,7 +4,6 @@
  * Reading terms is public; writing needs term rights (B.2: categories author+, tags editor+),
  * checked before the id is resolved (B.0).
  */
-import type { FastifyInstance } from 'fastify';
 import { canManageTerms, canRead } from '../../model/capabilities.ts';
 import {
   Category,
@@ -27,7 +26,7 @@ import { contextOf } from '../services/context.ts';
 import { createTerm, updateTerm } from '../services/term-write.ts';
 import { refuseLockedFilter } from '../services/visibility.ts';
 import { type ListPage, paging, pickFormat, send, setTotals } from './respond.ts';
-import { defineRoute, errors, requestParams } from './spec.ts';
+import { defineRoute, errors, type RouteHost, requestParams } from './spec.ts';
 
 export interface TermRoutesOptions {
   kind: TermKind;
@@ -63,7 +62,7 @@ const ECHO = [
 /** Terms have no CSV or iCalendar representation (B.12). */
 const FORMATS = ['json', 'xml'] as const;
 
-export async function termRoutes(app: FastifyInstance, { kind }: TermRoutesOptions): Promise<void> {
+export async function termRoutes(app: RouteHost, { kind }: TermRoutesOptions): Promise<void> {
   const { store } = app;
   const k = KINDS[kind];
   const collection = () => `${app.config.apiBase}/calendar/events/v1/${kind}`;

@@ -87,9 +87,21 @@ const PARAMS = { CN: /(?:^|;)CN=("[^"]*"|[^;]*)/i, FMTTYPE: /(?:^|;)FMTTYPE=("[^
 
 /** Parameter `name` of `line`, quotes removed; quoted values may hold `;` (split apart in `params`). */
 function paramOf(line: ContentLine, name: 'CN' | 'FMTTYPE'): string | undefined {
-  if (line.params.length === 0) return undefined;
-  const m = PARAMS[name].exec(line.params.join(';'));
+  const params = line.params;
+  if (params.length === 0) return undefined;
+  // Without quotes no value holds a `;`: the first parameter so named is the one (ORGANIZER;CN=Jo Bloggs).
+  if (!params.some((p) => p.includes('"'))) {
+    const found = params.find(
+      (p) => p.length > name.length && p[name.length] === '=' && startsWithName(p, name),
+    );
+    return found?.slice(name.length + 1);
+  }
+  const m = PARAMS[name].exec(params.join(';'));
   return m === null ? undefined : m[1].replace(/^"(.*)"$/, '$1');
+}
+
+function startsWithName(param: string, name: string): boolean {
+  return param.slice(0, name.length).toUpperCase() === name;
 }
 
 /** Items of a comma list, split at commas not escaped by a backslash. */

@@ -21,8 +21,9 @@ export interface ContentLine {
 }
 
 // RFC 5545 §3.7–3.8, RFC 7986 and the components' names: anything else without `X-` that looks like
-// `WORD:` at the start of a line is taken as text that lost its fold ("Note: bring food").
-const KNOWN_NAMES = new Set(
+// `WORD:` at the start of a line is taken as text that lost its fold ("Note: bring food"). Each maps to
+// itself: a line's name is then this one string, whose hash and comparisons later cost nothing.
+const KNOWN_NAMES = new Map(
   (
     'BEGIN END VERSION PRODID CALSCALE METHOD UID DTSTAMP DTSTART DTEND DURATION DUE COMPLETED SUMMARY ' +
     'DESCRIPTION LOCATION GEO URL STATUS CATEGORIES ORGANIZER ATTENDEE ATTACH IMAGE RRULE RDATE EXDATE ' +
@@ -30,7 +31,9 @@ const KNOWN_NAMES = new Set(
     'RESOURCES REQUEST-STATUS TZID TZNAME TZOFFSETFROM TZOFFSETTO TZURL TZUNTIL TZID-ALIAS-OF ACTION TRIGGER ' +
     'REPEAT NAME COLOR REFRESH-INTERVAL SOURCE CONFERENCE PERCENT-COMPLETE FREEBUSY STYLED-DESCRIPTION ' +
     'STRUCTURED-DATA LOCATION-TYPE PARTICIPANT-TYPE CALENDAR-ADDRESS ACKNOWLEDGED PROXIMITY'
-  ).split(' '),
+  )
+    .split(' ')
+    .map((name) => [name, name]),
 );
 const DATE_PROPERTIES = new Set(['DTSTART', 'DTEND', 'EXDATE', 'RDATE', 'RECURRENCE-ID']);
 const QUOTED_TZID_VALUE = /^(.*;TZID=)"([^":]+):([^"]*)"$/i;
@@ -121,8 +124,10 @@ export class ContentLineReader {
       }
       const nameEnd = propertyNameEnd(text, start, end);
       if (nameEnd !== -1 || pending === '') {
-        const name = nameEnd === -1 ? '' : upper(text.slice(start, nameEnd));
-        if (nameEnd !== -1 && (KNOWN_NAMES.has(name) || name.startsWith('X-'))) {
+        const written = nameEnd === -1 ? '' : upper(text.slice(start, nameEnd));
+        const known = KNOWN_NAMES.get(written);
+        const name = known ?? written;
+        if (nameEnd !== -1 && (known !== undefined || name.startsWith('X-'))) {
           if (pending !== '') {
             const parsed = splitLine(pending, pendingName, pendingLine, file, problems);
             if (parsed !== null) onLine(parsed);
@@ -205,17 +210,25 @@ function splitLine(
   file: string,
   problems: SourceProblem[],
 ): ContentLine | null {
-  const quoted = text.includes('TZID="') ? QUOTED_TZID_VALUE.exec(text) : null;
-  if (quoted !== null) {
-    text = `${quoted[1]}${quoted[2]}:${quoted[3]}`;
-    problems.push(
-      problem('warning', ICS_PROBLEMS.repairedLine, 'moved the value out of a quoted TZID', { file, line }),
-    );
-  }
-  // The value starts at the first colon outside a quoted parameter value (RFC 5545 §3.2).
+  // The value starts at the first colon outside a quoted parameter value (RFC 5545 §3.2). Without a quote
+  // before the first colon that colon is it, and without one at the end no TZID swallowed the value (nearly
+  // every line): the rest of the line, a long DESCRIPTION say, is not scanned again.
   let colon = text.indexOf(':', name.length);
-  const quote = text.indexOf('"', name.length);
-  if (quote !== -1 && quote < colon) colon = colonOutsideQuotes(text);
+  if (
+    text.charCodeAt(text.length - 1) === 34 ||
+    quoteBefore(text, name.length, colon === -1 ? text.length : colon)
+  ) {
+    const quoted = text.includes('TZID="') ? QUOTED_TZID_VALUE.exec(text) : null;
+    if (quoted !== null) {
+      text = `${quoted[1]}${quoted[2]}:${quoted[3]}`;
+      problems.push(
+        problem('warning', ICS_PROBLEMS.repairedLine, 'moved the value out of a quoted TZID', { file, line }),
+      );
+    }
+    colon = text.indexOf(':', name.length);
+    const quote = text.indexOf('"', name.length);
+    if (quote !== -1 && quote < colon) colon = colonOutsideQuotes(text);
+  }
   if (colon === -1) {
     problems.push(
       problem('warning', ICS_PROBLEMS.badLine, 'skipped a property without a value', { file, line }),
@@ -252,6 +265,12 @@ function splitLine(
   return { name, params, value, line };
 }
 
+/** Whether a `"` is in text[from, to). */
+function quoteBefore(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === 34) return true;
+  return false;
+}
+
 function colonOutsideQuotes(text: string): number {
   let inQuote = false;
   for (let i = 0; i < text.length; i++) {
@@ -284,8 +303,23 @@ function startsUpper(text: string, upperName: string): boolean {
   return true;
 }
 
-/** RFC 5545 §3.3.11 TEXT unescaping: `\n`, `\,`, `\;`, `\\`. */
+/**
+ * RFC 5545 §3.3.11 TEXT unescaping: `\n`, `\,`, `\;`, `\\`; any other backslash is kept. A loop over the
+ * backslashes, not a replace with a callback: every text value of the file goes through here.
+ */
 export function unescapeText(value: string): string {
-  if (!value.includes('\\')) return value;
-  return value.replace(/\\([nN,;\\])/g, (_, c: string) => (c === 'n' || c === 'N' ? '\n' : c));
+  let at = value.indexOf('\\');
+  if (at === -1) return value;
+  let out = '';
+  let from = 0;
+  while (at !== -1 && at + 1 < value.length) {
+    const c = value.charCodeAt(at + 1);
+    // n N , ; \
+    if (c === 110 || c === 78 || c === 44 || c === 59 || c === 92) {
+      out += value.slice(from, at) + (c === 110 || c === 78 ? '\n' : value[at + 1]);
+      from = at + 2;
+      at = value.indexOf('\\', from);
+    } else at = value.indexOf('\\', at + 1);
+  }
+  return out + value.slice(from);
 }

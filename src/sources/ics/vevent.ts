@@ -47,11 +47,13 @@ interface Context extends TimeContext {
  */
 export function keyOf(props: readonly ContentLine[]): string {
   const first = (name: string) => props.find((p) => p.name === name)?.value;
-  return uidOf(props) ?? derivedKey(first('DTSTART'), first('SUMMARY') ?? '', first('LOCATION') ?? '');
+  return (
+    uidOf(props.find((p) => p.name === 'UID')) ??
+    derivedKey(first('DTSTART'), first('SUMMARY') ?? '', first('LOCATION') ?? '')
+  );
 }
 
-function uidOf(props: readonly ContentLine[]): string | undefined {
-  const uidLine = props.find((p) => p.name === 'UID');
+function uidOf(uidLine: ContentLine | undefined): string | undefined {
   return uidLine === undefined ? undefined : unescapeText(uidLine.value).trim() || undefined;
 }
 
@@ -60,10 +62,31 @@ function derivedKey(start: string | undefined, summary: string, location: string
   return `nouid-${sha16(`${start ?? ''}\n${summary}\n${location}`)}`;
 }
 
+/** The properties of which readVEvent reads the first. */
+type First = 'UID' | 'RECURRENCE-ID' | 'DTSTART' | 'DTEND' | 'DURATION' | 'SUMMARY' | 'LOCATION' | 'SEQUENCE';
+const FIRST = new Set<string>([
+  'UID',
+  'RECURRENCE-ID',
+  'DTSTART',
+  'DTEND',
+  'DURATION',
+  'SUMMARY',
+  'LOCATION',
+  'SEQUENCE',
+]);
+
+/** The first line of each name in FIRST, in one pass over the block (not one search per name). */
+function firstLines(props: readonly ContentLine[]): Partial<Record<First, ContentLine>> {
+  const firsts: Partial<Record<First, ContentLine>> = {};
+  for (const p of props) if (FIRST.has(p.name)) firsts[p.name as First] ??= p;
+  return firsts;
+}
+
 export function readVEvent(block: VEventBlock, ctx: Context): ParsedEvent | null {
   const props = block.props;
-  const first = (name: string) => props.find((p) => p.name === name);
-  const uid = uidOf(props);
+  const firsts = firstLines(props);
+  const first = (name: First) => firsts[name];
+  const uid = uidOf(firsts.UID);
   const at = (l: ContentLine | undefined, field: string) => ({
     file: ctx.file,
     line: l?.line ?? block.line,
