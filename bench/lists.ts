@@ -13,14 +13,14 @@
  * ≥ 1,000/s at 10,000 events.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { request } from 'undici';
 import { openSqliteStore } from '../src/store/sqlite.ts';
-import { closedLoop } from './closed-loop.ts';
+import { closedLoop, type LoopFigures } from './closed-loop.ts';
 import { benchEditor, type ServeProcess, seedEvents, startServe, stopServe } from './serve-process.ts';
 
 const GOALS = { kept_vs_bare: 0.8, fresh_pages_per_s: 1000 };
@@ -34,14 +34,41 @@ const { values: opts } = parseArgs({
     connections: { type: 'string', default: '50' },
     seconds: { type: 'string', default: '5' },
     'warmup-seconds': { type: 'string', default: '1' },
+    /** A seeded file to reuse (made and seeded when it does not exist): repeated runs skip seeding. */
+    data: { type: 'string' },
+    /** `kept` or `fresh`: that part only. */
+    only: { type: 'string' },
+    /** Write the servers' CPU profiles into this folder (node --cpu-prof). */
+    'cpu-prof': { type: 'string' },
   },
 });
 const events = Number(opts.events);
 const connections = Number(opts.connections);
 const seconds = Number(opts.seconds);
 const warmupSeconds = Number(opts['warmup-seconds']);
+const only = opts.only as 'kept' | 'fresh' | undefined;
+const cpuProfDir = opts['cpu-prof'];
 const progress = (s: string) => process.stderr.write(`bench:lists: ${s}\n`);
 const round2 = (x: number) => Math.round(x * 100) / 100;
+
+interface KeptFigures {
+  bytes: number;
+  pages_per_s: number;
+  p99_ms: number;
+  server_cpu_us_per_page: number;
+  bare_fastify_per_s: number;
+  bare_cpu_us_per_page: number;
+  ratio: number;
+}
+
+/** User + system CPU of a child process so far, ms (/proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(child: ChildProcess): number {
+  const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const perRequestUs = (ms: number, requests: number) => Math.round((ms * 1000) / Math.max(1, requests));
 
 /** Starts bench/bare-fastify.ts on `dir` and waits for its address. */
 async function startBare(dir: string): Promise<{ child: ChildProcess; origin: string }> {
@@ -68,7 +95,10 @@ async function rate(origin: string, path: string, headers: Record<string, string
 
 async function main(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'calsync-lists-'));
-  const dataFile = join(dir, 'calendar.db');
+  const dataFile = opts.data ? resolve(opts.data) : join(dir, 'calendar.db');
+  // The editor's header of a reused file is kept beside it.
+  const authFile = `${dataFile}.auth`;
+  const reuse = opts.data !== undefined && existsSync(dataFile) && existsSync(authFile);
   const children: ChildProcess[] = [];
   let server: ServeProcess | undefined;
   const cleanUp = async () => {
@@ -80,67 +110,92 @@ async function main(): Promise<number> {
     process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
   try {
     const loadBefore = loadavg()[0];
-    const store = openSqliteStore(dataFile);
-    const auth = (await benchEditor(store)).authorization;
-    await store.close();
-    server = await startServe({ dataFile, args: ['--host', '127.0.0.1'] });
-    progress(`seeding ${events} events`);
-    await seedEvents(server.origin, auth, events);
-
-    // The same page's bytes and headers, per coding, for the bare server to send.
-    const page = `${NS}/events?per_page=${PER_PAGE}&page=2`;
-    const bareDir = join(dir, 'bare');
-    mkdirSync(bareDir);
-    const pageBytes: Record<string, number> = {};
-    for (const coding of CODINGS) {
-      const headers = coding === 'identity' ? {} : { 'accept-encoding': coding };
-      const res = await request(`${server.origin}${page}`, { headers });
-      const body = Buffer.from(await res.body.arrayBuffer());
-      const kept = Object.fromEntries(
-        Object.entries(res.headers).filter(
-          ([k]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(k),
-        ),
-      );
-      writeFileSync(join(bareDir, `${coding}.json`), JSON.stringify({ headers: kept }));
-      writeFileSync(join(bareDir, `${coding}.body`), body);
-      pageBytes[coding] = body.length;
+    if (!reuse) {
+      const store = openSqliteStore(dataFile);
+      const auth = (await benchEditor(store)).authorization;
+      await store.close();
+      server = await startServe({ dataFile, args: ['--host', '127.0.0.1'] });
+      progress(`seeding ${events} events`);
+      await seedEvents(server.origin, auth, events);
+      if (opts.data) writeFileSync(authFile, auth);
+      await stopServe(server.child);
+    } else progress(`reusing ${dataFile} (its ${events} events are not checked)`);
+    const kept: Record<string, KeptFigures> = {};
+    if (only !== 'fresh') {
+      server = await startServe({ dataFile, args: ['--host', '127.0.0.1'], cpuProfDir });
+      // The same page's bytes and headers, per coding, for the bare server to send.
+      const page = `${NS}/events?per_page=${PER_PAGE}&page=2`;
+      const bareDir = join(dir, 'bare');
+      mkdirSync(bareDir);
+      const pageBytes: Record<string, number> = {};
+      for (const coding of CODINGS) {
+        const headers = coding === 'identity' ? {} : { 'accept-encoding': coding };
+        const res = await request(`${server.origin}${page}`, { headers });
+        const body = Buffer.from(await res.body.arrayBuffer());
+        const keptHeaders = Object.fromEntries(
+          Object.entries(res.headers).filter(
+            ([k]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(k),
+          ),
+        );
+        writeFileSync(join(bareDir, `${coding}.json`), JSON.stringify({ headers: keptHeaders }));
+        writeFileSync(join(bareDir, `${coding}.body`), body);
+        pageBytes[coding] = body.length;
+      }
+      const bare = await startBare(bareDir);
+      children.push(bare.child);
+      for (const coding of CODINGS) {
+        progress(`kept page, ${coding}`);
+        const headers: Record<string, string> = coding === 'identity' ? {} : { 'accept-encoding': coding };
+        const cpuBefore = cpuMs(server.child);
+        const ours = await rate(server.origin, page, headers);
+        const ourCpu = cpuMs(server.child) - cpuBefore;
+        const bareBefore = cpuMs(bare.child);
+        const anchor = await rate(bare.origin, `/${coding}`, {});
+        const bareCpu = cpuMs(bare.child) - bareBefore;
+        kept[coding] = {
+          bytes: pageBytes[coding],
+          pages_per_s: ours.requests_per_s,
+          p99_ms: ours.p99_ms,
+          server_cpu_us_per_page: perRequestUs(ourCpu, ours.requests),
+          bare_fastify_per_s: anchor.requests_per_s,
+          bare_cpu_us_per_page: perRequestUs(bareCpu, anchor.requests),
+          ratio: round2(ours.requests_per_s / anchor.requests_per_s),
+        };
+      }
+      await stopServe(server.child);
+      server = undefined;
     }
-    const bare = await startBare(bareDir);
-    children.push(bare.child);
-    const kept: Record<string, unknown> = {};
-    for (const coding of CODINGS) {
-      progress(`kept page, ${coding}`);
-      const headers: Record<string, string> = coding === 'identity' ? {} : { 'accept-encoding': coding };
-      const ours = await rate(server.origin, page, headers);
-      const anchor = await rate(bare.origin, `/${coding}`, {});
-      kept[coding] = {
-        bytes: pageBytes[coding],
-        pages_per_s: ours.requests_per_s,
-        p99_ms: ours.p99_ms,
-        bare_fastify_per_s: anchor.requests_per_s,
-        ratio: round2(ours.requests_per_s / anchor.requests_per_s),
+    let fresh: (LoopFigures & { server_cpu_us_per_page: number }) | undefined;
+    if (only !== 'kept') {
+      server = await startServe({
+        dataFile,
+        args: ['--host', '127.0.0.1', '--cache-mb', '0'],
+        cpuProfDir,
+      });
+      progress('pages made afresh (response cache off), random pages');
+      const pages = Math.ceil(events / PER_PAGE);
+      let n = 0;
+      const cpuBefore = cpuMs(server.child);
+      const figures = await closedLoop({
+        origin: server.origin,
+        connections,
+        seconds,
+        requests: Array.from({ length: 97 }, () => ({
+          name: 'page',
+          method: 'GET' as const,
+          path: `${NS}/events?per_page=${PER_PAGE}&page=${1 + ((n++ * 37) % pages)}`,
+          headers: {},
+        })),
+      });
+      fresh = {
+        ...figures,
+        server_cpu_us_per_page: perRequestUs(cpuMs(server.child) - cpuBefore, figures.requests),
       };
     }
-    await stopServe(server.child);
-    server = await startServe({ dataFile, args: ['--host', '127.0.0.1', '--cache-mb', '0'] });
-    progress('pages made afresh (response cache off), random pages');
-    const pages = Math.ceil(events / PER_PAGE);
-    let n = 0;
-    const fresh = await closedLoop({
-      origin: server.origin,
-      connections,
-      seconds,
-      requests: Array.from({ length: 97 }, () => ({
-        name: 'page',
-        method: 'GET' as const,
-        path: `${NS}/events?per_page=${PER_PAGE}&page=${1 + ((n++ * 37) % pages)}`,
-        headers: {},
-      })),
-    });
-    const ratios = CODINGS.map((c) => (kept[c] as { ratio: number }).ratio);
+    const ratios = Object.values(kept).map((k) => k.ratio);
     const met = {
-      kept_vs_bare: Math.min(...ratios) >= GOALS.kept_vs_bare,
-      fresh_pages_per_s: fresh.requests_per_s >= GOALS.fresh_pages_per_s,
+      kept_vs_bare: ratios.length > 0 && Math.min(...ratios) >= GOALS.kept_vs_bare,
+      fresh_pages_per_s: fresh !== undefined && fresh.requests_per_s >= GOALS.fresh_pages_per_s,
     };
     const report = {
       machine: {
@@ -152,10 +207,11 @@ async function main(): Promise<number> {
       connections,
       per_page: PER_PAGE,
       kept,
-      fresh: {
+      fresh: fresh && {
         pages_per_s: fresh.requests_per_s,
         p50_ms: fresh.p50_ms,
         p99_ms: fresh.p99_ms,
+        server_cpu_us_per_page: fresh.server_cpu_us_per_page,
         client_cpu_ms_per_request: fresh.client_cpu_ms_per_request,
       },
       goals: GOALS,

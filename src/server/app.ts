@@ -23,7 +23,7 @@ import type { Config, ServerOptions } from './config.ts';
 import { type ApiCore, apiCore } from './core.ts';
 import { registerNotFound } from './error-pages.ts';
 import { type DemoSchedule, pagesPlugin } from './pages/index.ts';
-import { registerResponseCache } from './response-cache.ts';
+import { registerKeptAnswers, registerResponseCache } from './response-cache.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
@@ -93,7 +93,9 @@ export async function buildApp(
   app.decorate('routeEntries', [] as RouteEntry[]);
   app.decorateRequest('caller', null);
 
-  // First of the onRequest hooks: answers made by the hooks after it carry the headers too.
+  // Kept answers to anonymous GETs, before all other hooks: they hold the headers those would set.
+  registerKeptAnswers(app, options.store, config.responseCache, core.publishDue);
+  // First of the other onRequest hooks: answers made by the hooks after it carry the headers too.
   await registerSecurityHeaders(app);
   await registerBodyParsers(app, config.bodyLimit);
   registerBrowserDefences(app, [new URL(config.siteUrl).origin, new URL(config.apiBase).origin]);

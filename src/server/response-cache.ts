@@ -29,6 +29,7 @@
  * Last-Modified: a list's bytes also change with data its items do not show, such as totals.)
  */
 import { createHash } from 'node:crypto';
+import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUtcNow, utcToLocal } from '../model/datetime.ts';
 import type { Store } from '../store/store.ts';
@@ -120,6 +121,19 @@ export class ResponseCache {
     return entry;
   }
 
+  /**
+   * The kept answer if it is there and good, counted as a hit; otherwise undefined, nothing counted and
+   * nothing dropped (the request then goes the whole way, and its `get` counts the miss).
+   */
+  async peek(key: string, stale: (entry: Kept) => Promise<boolean>): Promise<Kept | undefined> {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || (await stale(entry)) || this.#entries.get(key) !== entry) return undefined;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    this.hits++;
+    return entry;
+  }
+
   set(key: string, entry: Kept): void {
     const { maxEntries, maxBytes } = this.#limits;
     if (maxEntries === 0 || entry.body.length > maxBytes / 4) return;
@@ -196,50 +210,106 @@ export function uncacheable(reply: { request: Pick<FastifyRequest, 'responseCach
   if (slot) slot.skip = true;
 }
 
-export function registerResponseCache(
+/**
+ * The cache, and the first of the root `onRequest` hooks: an anonymous GET whose answer is kept is
+ * answered there, before the security headers, authentication and the rest of the hooks run (the kept
+ * headers hold what those set: helmet's, the common ones). What the hooks it skips would decide for such
+ * a request is known without them: no `Authorization` header is the anonymous caller and no credentials
+ * for the throttle, a GET is no cross-site write, and `publishDue` runs first here too. Anything else
+ * (a miss, a caller) goes the whole way, to `registerResponseCache`'s hook.
+ */
+export function registerKeptAnswers(
   app: FastifyInstance,
   store: Store,
   limits: ResponseCacheLimits,
+  publishDue: () => Promise<void>,
 ): ResponseCache {
   const cache = new ResponseCache(limits);
   app.decorate('responseCache', cache);
   app.decorateRequest('responseCacheSlot', null);
-  const caching = limits.maxEntries > 0;
+  if (limits.maxEntries === 0) return cache;
+  const stale = staleIn(store);
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.headers.authorization !== undefined || (req.method !== 'GET' && req.method !== 'HEAD'))
+      return done();
+    const config = req.routeOptions.config as CacheConfig | undefined;
+    if (!config?.cache) return done();
+    const format = negotiated(req, config.formats);
+    if (format === null) return done();
+    const key = keyOf(app.config, null, format, req.url);
+    publishDue()
+      .then(() => store.changeNumber({ onceThisTurn: fromSocket(req) }))
+      .then(async (since) => {
+        const entry = await cache.peek(key, stale);
+        if (!entry) return done();
+        answerKept(cache, req, reply, { key, since, hit: true, skip: false, tables: new Set() }, entry);
+      }, done);
+  });
+  return cache;
+}
 
-  const stale = (entry: Kept) => store.changedSince(entry.tables, entry.since);
+/** The cache key: the caller (0 for anonymous), the site-local date, the representation, the URL. */
+const keyOf = (cfg: Config, caller: { id: number } | null, format: MediaType, url: string) =>
+  `${caller?.id ?? 0} ${siteDate(cfg)} ${format} ${url}`;
+
+/**
+ * Read from a socket (not `inject`, whose requests are made in the middle of a turn by code that may
+ * have just written through another connection): the store may then look for other processes' commits
+ * once per turn of the event loop (Store.changeNumber).
+ */
+const fromSocket = (req: FastifyRequest) => req.raw.socket instanceof Socket;
+
+const staleIn = (store: Store) => (entry: Kept) => store.changedSince(entry.tables, entry.since);
+
+/** Sends a kept answer: a 304 for a matching `If-None-Match`, else its body in the client's coding. */
+function answerKept(cache: ResponseCache, req: FastifyRequest, reply: FastifyReply, slot: Slot, entry: Kept) {
+  req.responseCacheSlot = slot;
+  reply.code(entry.status).headers(entry.headers);
+  if (notModified(req, entry.headers.etag)) {
+    reply.code(304).send();
+    return;
+  }
+  const coding = codingFor(req, entry);
+  if (coding === null) reply.send(entry.body);
+  else if (entry.ready[coding]) markCoded(reply, coding).send(entry.ready[coding]);
+  else
+    cache.coded(slot.key, entry, coding).then(
+      (bytes) => markCoded(reply, coding).send(bytes),
+      () => reply.send(entry.body),
+    );
+}
+
+/**
+ * The hooks that key, look up and keep answers of every caller (the cache made by `registerKeptAnswers`),
+ * registered after authentication.
+ */
+export function registerResponseCache(app: FastifyInstance, store: Store, limits: ResponseCacheLimits): void {
+  const cache = app.responseCache;
+  const caching = limits.maxEntries > 0;
+  const stale = staleIn(store);
 
   /** The kept answer for the request, if good; `undefined` when the handler must make it. */
-  const lookUp = async (key: string): Promise<{ since: number; entry: Kept | undefined }> => {
-    const since = await store.changeNumber();
+  const lookUp = async (
+    req: FastifyRequest,
+    key: string,
+  ): Promise<{ since: number; entry: Kept | undefined }> => {
+    const since = await store.changeNumber({ onceThisTurn: fromSocket(req) });
     return { since, entry: caching ? await cache.get(key, stale) : undefined };
   };
 
   // A callback hook: the rest of the request (its handler) runs inside `collectReads`.
   app.addHook('onRequest', (req, reply, done) => {
     const config = req.routeOptions.config as CacheConfig | undefined;
-    if (!config?.cache || (req.method !== 'GET' && req.method !== 'HEAD')) return done();
+    if (req.responseCacheSlot || !config?.cache || (req.method !== 'GET' && req.method !== 'HEAD'))
+      return done();
     const format = negotiated(req, config.formats);
     if (format === null) return done(); // a 406, answered by the handler
-    const key = `${req.caller?.id ?? 0} ${siteDate(app.config)} ${format} ${req.url}`;
-    lookUp(key).then(({ since, entry }) => {
+    const key = keyOf(app.config, req.caller, format, req.url);
+    lookUp(req, key).then(({ since, entry }) => {
       const tables = new Set<string>(req.caller ? ['users'] : []);
-      req.responseCacheSlot = { key, since, hit: entry !== undefined, skip: false, tables };
-      if (entry) {
-        reply.code(entry.status).headers(entry.headers);
-        if (notModified(req, entry.headers.etag)) {
-          reply.code(304).send();
-          return;
-        }
-        const coding = codingFor(req, entry);
-        if (coding === null) reply.send(entry.body);
-        else if (entry.ready[coding]) markCoded(reply, coding).send(entry.ready[coding]);
-        else
-          cache.coded(key, entry, coding).then(
-            (bytes) => markCoded(reply, coding).send(bytes),
-            () => reply.send(entry.body),
-          );
-        return;
-      }
+      const slot = { key, since, hit: entry !== undefined, skip: false, tables };
+      if (entry) return answerKept(cache, req, reply, slot, entry);
+      req.responseCacheSlot = slot;
       if (caching) void store.collectReads(tables, async () => done());
       else done();
     }, done);
@@ -283,7 +353,6 @@ export function registerResponseCache(
     markCoded(reply, coding);
     return coded;
   });
-  return cache;
 }
 
 /** A strong validator from the bytes: equal bytes, equal tag, across restarts and processes. */

@@ -153,7 +153,7 @@ export class PostgresStore implements Store {
   }
 
   /** By table, as the SQLite store's (table-changes.ts); this process's writes only, for now (postgres-connection.ts). */
-  async changeNumber(): Promise<number> {
+  async changeNumber(_opts?: { onceThisTurn?: boolean }): Promise<number> {
     return this.#db.tables.now();
   }
 

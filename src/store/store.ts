@@ -58,8 +58,10 @@ export interface StoreConnection {
    * Change numbers by table (table-changes.ts), for caches that depend on some tables only: the number
    * now (after looking for other processes' commits, which change every table), whether any of `tables`
    * changed after `since`, and `fn` run with the tables it and its async calls read added to `into`.
+   * `onceThisTurn`: the caller answers requests read from sockets, which may share one look for other
+   * processes' commits per turn of the event loop (they were all on their sockets when it was taken).
    */
-  changeNumber(): Promise<number>;
+  changeNumber(opts?: { onceThisTurn?: boolean }): Promise<number>;
   changedSince(tables: Iterable<string>, since: number): Promise<boolean>;
   collectReads<T>(into: Set<string>, fn: () => Promise<T>): Promise<T>;
   /**
