@@ -1,10 +1,10 @@
 /**
  * `openLocalTarget({ dataFile })`: the embedded target — our own server in-process over the SQLite file
- * that `npm run serve` serves, called without a socket or port: writes through the in-process caller
+ * that `npm run serve` serves, called without a socket or port: reads and writes through the in-process caller
  * (src/server/in-process.ts: the route handlers with the app's own authentication, body parsing and error
  * answers, without HTTP's costs and without building the Fastify app), anything else through `app.inject`
- * of the app, built (and loaded: Fastify and its plugins, ~40 MB) on the first such request, over the same
- * core. STYLE.md: "The local import target uses the same app in-process", so imports obey exactly the
+ * of the app, built (and loaded: Fastify and its plugins) on the first such request, over the same core: a
+ * run's requests never need it. STYLE.md: "The local import target uses the same app in-process", so imports obey exactly the
  * API's rules.
  *
  * It authenticates with an extra scheme, `Local calsync`, that exists only on this in-process app; the
@@ -90,7 +90,7 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
   };
   const api = await inProcessApi(appOptions);
   const prefix = api.core.config.apiPrefix;
-  // What the caller does not take (the writer's reads) goes through the app, built when first needed.
+  // What the caller does not take goes through the app, built when first needed (a run's requests never do).
   let app: Promise<FastifyInstance> | undefined;
   const appFor = () =>
     (app ??= import('../server/app.ts').then(({ buildApp }) => buildApp(appOptions, api.core)));

@@ -7,6 +7,7 @@
 
 import { IANAZone } from 'luxon';
 import { DAY, HOUR, pad2, SECOND } from './civil-time.ts';
+import { detached } from './detached.ts';
 
 /** Canonical zone: IANA name in canonical case (`America/New_York`), `UTC`, or `UTC+2`, `UTC-3:30`. */
 export type Zone = string;
@@ -28,7 +29,7 @@ export function normalizeTimezone(input: string): Zone | null {
   if (zone === undefined) {
     if (normalized.size >= MAX_NORMALIZED) normalized.clear();
     zone = normalizeUncached(input);
-    normalized.set(input, zone);
+    normalized.set(detached(input), zone);
   }
   return zone;
 }

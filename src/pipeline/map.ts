@@ -9,6 +9,7 @@
  */
 import { hash } from 'node:crypto';
 import { localToUtc, utcToLocal } from '../model/datetime.ts';
+import { detached } from '../model/detached.ts';
 import type { Kind } from '../model/kind.ts';
 import { slugify } from '../model/slug.ts';
 import { normalizeTimezone } from '../model/timezone.ts';
@@ -212,7 +213,9 @@ function slugBase(title: string): string {
   if (base === undefined) {
     if (slugBases.size >= MAX_SLUG_BASES) slugBases.clear();
     base = slugify(title).slice(0, 60).replace(/-+$/, '');
-    slugBases.set(title, base);
+    // Both kept for the run: neither may hold the piece of the file the title was read from.
+    base = detached(base);
+    slugBases.set(detached(title), base);
   }
   return base;
 }
@@ -357,7 +360,8 @@ function normalise(s: string): string {
   if (key === undefined) {
     if (normalised.size >= MAX_NORMALISED) normalised.clear();
     key = collapsed(s).toLowerCase();
-    normalised.set(s, key);
+    key = detached(key);
+    normalised.set(detached(s), key);
   }
   return key;
 }

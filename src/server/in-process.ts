@@ -1,7 +1,7 @@
 /**
- * `inProcessApi(options)`: write requests to the API handled without HTTP and without building the Fastify
- * app — for the local import target (src/embedded/local-target.ts), which sends ~15,000 of them per
- * 10,000-event file. Its `call` runs the parts of Fastify's lifecycle that decide the answer, with the same
+ * `inProcessApi(options)`: requests to the API handled without HTTP and without building the Fastify app —
+ * for the local import target (src/embedded/local-target.ts), which sends ~15,000 writes per 10,000-event
+ * file and reads what is there before its first. Its `call` runs the parts of Fastify's lifecycle that decide the answer, with the same
  * functions the app's hooks and handler run, of the same core (core.ts) when the target later builds the
  * app for what `call` does not take (`buildApp(options, core)`):
  *
@@ -16,9 +16,9 @@
  * What it leaves out only concerns a network client: no socket, light-my-request or Fastify hook chain,
  * and none of the hooks that have nothing to do for these requests — security headers (helmet), the
  * cross-origin write check (no `Origin`), the failed-authentication throttle (only the in-process
- * schemes are taken here, never a password or token to guess), the response cache (GETs are not taken
- * here) and compression (no `Accept-Encoding`). A request it cannot take as Fastify would (a GET, another
- * header, a path no route declares or one Fastify would decode differently, a body over the limit) is
+ * schemes are taken here, never a password or token to guess), the response cache (which gives a GET
+ * the answer its handler would make) and compression (no `Accept-Encoding`). A request it cannot take as
+ * Fastify would (HEAD or OPTIONS, another header, a path no route declares or one Fastify would decode differently, a body over the limit) is
  * `null`, and the caller sends it through `app.inject`: the answers are the same either way
  * (test/server/in-process.test.ts).
  */
@@ -81,7 +81,7 @@ export interface InProcessDeps {
 }
 
 const NO_LOG: Pick<FastifyBaseLogger, 'error'> = { error: () => undefined };
-const WRITES: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const TAKEN_METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']);
 /** The headers taken here; a request with any other goes through Fastify, whose hooks may read it. */
 const TAKEN_HEADERS: ReadonlySet<string> = new Set(['authorization', 'content-type']);
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -96,7 +96,7 @@ export function inProcessCaller(deps: InProcessDeps): InProcessCaller {
   const log = deps.log ?? NO_LOG;
   const { bodyLimit } = core.config;
   return async (request) => {
-    if (!WRITES.has(request.method)) return null;
+    if (!TAKEN_METHODS.has(request.method)) return null;
     for (const name in request.headers) if (!TAKEN_HEADERS.has(name)) return null;
     const auth = request.headers.authorization;
     if (auth !== undefined && !core.extraSchemes.has(auth.split(' ', 1)[0].toLowerCase())) return null;

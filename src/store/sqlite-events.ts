@@ -6,6 +6,7 @@
 import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { type EventListSql, eventListSql } from './list-sql.ts';
+import { RowMemo } from './row-memo.ts';
 import {
   EVENT_COLUMNS,
   type EventLinks,
@@ -63,9 +64,12 @@ export class SqliteEvents {
   /** Lists' ids by query, with the change number they are good at and the tables they read. */
   readonly #lists = new Map<string, KeptList>();
   #keptIds = 0;
+  /** A list page's records by id, kept while only other events are inserted (row-memo.ts). */
+  readonly #kept: RowMemo<EventRecord>;
 
   constructor(db: Connection) {
     this.#db = db;
+    this.#kept = new RowMemo(db, ['events', 'event_organizers', 'event_terms', 'terms'], 'insertsOnly');
     this.searchIndex = new SearchIndexQueue(db);
   }
 
@@ -285,14 +289,20 @@ export class SqliteEvents {
     return ids;
   }
 
-  /** Events with these ids, in this order. */
+  /** Events with these ids, in this order (#orderedIds has just looked for other processes' commits). */
   #byIds(ids: number[]): EventRecord[] {
     if (ids.length === 0) return [];
-    const rows = this.#db.tuples<EventTuple>(`${SELECT} WHERE id IN (SELECT value FROM json_each(?))`, [
-      JSON.stringify(ids),
-    ]);
-    const byId = new Map(rows.map((row) => [row[0], row]));
-    return this.records(ids.map((id) => byId.get(id)!));
+    const found = this.#kept.read(
+      ids,
+      (missing) =>
+        this.records(
+          this.#db.tuples<EventTuple>(`${SELECT} WHERE id IN (SELECT value FROM json_each(?))`, [
+            JSON.stringify(missing),
+          ]),
+        ),
+      true,
+    );
+    return ids.map((id) => found.get(id)!);
   }
 }
 

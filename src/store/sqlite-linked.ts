@@ -6,6 +6,7 @@ import type { Connection, Param } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { runList } from './list-page.ts';
 import { type Dialect, linkedListSql, SQLITE, visibilitySql } from './list-sql.ts';
+import { RowMemo } from './row-memo.ts';
 import {
   nameKey,
   ORGANIZER_COLUMNS,
@@ -100,9 +101,12 @@ export function linkedByNameSql(
 
 export class SqliteLinked {
   readonly #db: Connection;
+  /** Venues and organizers by id, kept while neither table changes (a list page's are read from here). */
+  readonly #kept: RowMemo<LinkedRecord>;
 
   constructor(db: Connection) {
     this.#db = db;
+    this.#kept = new RowMemo(db, ['venues', 'organizers'], 'unchanged');
   }
 
   get(kind: LinkedKind, id: number): LinkedRecord | undefined {
@@ -112,16 +116,18 @@ export class SqliteLinked {
     return row && t.record(row);
   }
 
-  /** Venues and organizers by id, in two queries whatever the number of ids. */
+  /** Venues and organizers by id: those not kept (row-memo.ts) in two queries whatever their number. */
   getMany(ids: number[]): Map<number, LinkedRecord> {
-    const found = new Map<number, LinkedRecord>();
-    if (ids.length === 0) return found;
-    const json = JSON.stringify(ids);
-    for (const t of Object.values(TABLES)) {
-      const sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.id IN (SELECT value FROM json_each(?))`;
-      for (const row of this.#db.all<LinkedRow>(sql, [json])) found.set(row.id, t.record(row));
-    }
-    return found;
+    if (ids.length === 0) return new Map();
+    return this.#kept.read(ids, (missing) => {
+      const found: LinkedRecord[] = [];
+      const json = JSON.stringify(missing);
+      for (const t of Object.values(TABLES)) {
+        const sql = `SELECT ${t.select} FROM ${t.table} l WHERE l.id IN (SELECT value FROM json_each(?))`;
+        for (const row of this.#db.all<LinkedRow>(sql, [json])) found.push(t.record(row));
+      }
+      return found;
+    });
   }
 
   findBySlug(kind: LinkedKind, slug: string): LinkedRecord | undefined {

@@ -7,6 +7,7 @@ import type { Connection } from './connection.ts';
 import { StoreError } from './errors.ts';
 import { runList } from './list-page.ts';
 import { TERM_SELECT, termListSql } from './list-sql.ts';
+import { RowMemo } from './row-memo.ts';
 import { nameKey, type TermRow, termRecord } from './rows.ts';
 import type { Page, TermQuery, TermRecord } from './store.ts';
 
@@ -27,9 +28,15 @@ export const DESCENDANTS = `
 
 export class SqliteTerms {
   readonly #db: Connection;
+  /**
+   * A list page's terms by id, kept while the table does not change (row-memo.ts): every event create
+   * changes it (the counts), so this serves the pages read between writes.
+   */
+  readonly #kept: RowMemo<TermRecord>;
 
   constructor(db: Connection) {
     this.#db = db;
+    this.#kept = new RowMemo(db, ['terms'], 'unchanged');
   }
 
   #one(where: string, params: (string | number)[]): TermRecord | undefined {
@@ -55,8 +62,9 @@ export class SqliteTerms {
       return found;
     }
     const sql = `${SELECT} WHERE t.id IN (SELECT value FROM json_each(?))`;
-    for (const row of this.#db.all<TermRow>(sql, [JSON.stringify(ids)])) found.set(row.id, termRecord(row));
-    return found;
+    return this.#kept.read(ids, (missing) =>
+      this.#db.all<TermRow>(sql, [JSON.stringify(missing)]).map(termRecord),
+    );
   }
 
   findBySlug(kind: TermKind, slug: string): TermRecord | undefined {

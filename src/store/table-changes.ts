@@ -14,6 +14,7 @@
  * SQLite's catalogue; the PostgreSQL store reads its own once when it opens (postgres-schema.ts).
  *
  * Public: `TableChanges` (`wrote`, `read`, `readTables`, `changedEverything`, `now`, `changedSince`,
+ * `insertsOnlySince`, `insertsOnlyAfter`,
  * `collect`, `collectWhile`), `SchemaFacts`, `sqliteSchema`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -157,6 +158,16 @@ export class TableChanges {
     for (let i = this.#inserts.length - 1; i >= 0 && this.#inserts[i].at > since; i--)
       ids.add(this.#inserts[i].id);
     return [...ids];
+  }
+
+  /**
+   * Whether nothing but event inserts (`asEventInsert`) changed `tables` after change number `since`:
+   * the rows that were there then are as they were (the boolean of `insertsOnlySince`, without the ids).
+   */
+  insertsOnlyAfter(tables: Iterable<string>, since: number): boolean {
+    if (this.#everythingAt > since) return false;
+    for (const t of tables) if ((this.#otherAt.get(t) ?? 0) > since) return false;
+    return true;
   }
 
   /** Another connection committed: any table may have changed. */

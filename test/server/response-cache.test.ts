@@ -254,4 +254,24 @@ describe('response cache, by what changed', () => {
     expect((await get('/venues')).venues).toHaveLength(2);
     await h.app.close();
   });
+
+  it('a kept anonymous answer over a socket carries the same headers as the answer that was kept', async () => {
+    const h = await makeApp();
+    await h.created('/events', event('First'));
+    const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    const read = async () => {
+      const res = await fetch(`${origin}/api/calendar/events/v1/events`, {
+        headers: { 'accept-encoding': 'identity' },
+      });
+      const headers = Object.fromEntries([...res.headers].filter(([name]) => name !== 'date'));
+      return { headers, body: await res.text() };
+    };
+    const first = await read();
+    const hits = h.app.responseCache.hits;
+    const kept = await read();
+    expect(h.app.responseCache.hits).toBe(hits + 1);
+    expect(kept).toEqual(first);
+    expect(kept.headers['x-content-type-options']).toBe('nosniff');
+    await h.app.close();
+  });
 });

@@ -3,10 +3,9 @@
  * Handlers follow B.0's order: capability, resolve, per-item checks, validate, write.
  */
 import { z } from 'zod';
-import { eventsToIcal } from '../../export/ical.ts';
 import { canCreate, canRead } from '../../model/capabilities.ts';
 import { Event, EventList, EventListQuery, EventWrite, wpBoolean } from '../../model/index.ts';
-import { eventsToCsv, rawFrom, type StoredTexts, storedTexts } from '../../render/csv.ts';
+import type { StoredTexts } from '../../render/csv.ts';
 import { loadRelated, renderEvent } from '../../render/event.ts';
 import { EventListJson } from '../../render/event-json.ts';
 import type { EventRecord, LinkedRecord } from '../../store/store.ts';
@@ -86,8 +85,8 @@ export async function eventRoutes(app: RouteHost): Promise<void> {
         );
       }
       const events = items.map((e) => renderEvent(e, rel, ctx.cfg, { single: false, redact: locked(e) }));
-      const texts = () =>
-        storedTexts(
+      const texts = (csv: CsvModule) =>
+        csv.storedTexts(
           items.filter((e) => !locked(e)),
           rel.linked.values(),
         );
@@ -162,7 +161,7 @@ export async function eventRoutes(app: RouteHost): Promise<void> {
         // Read only for a CSV, the one format that carries them.
         const linked =
           format === 'csv' ? await store.getLinkedMany(linkedIds) : new Map<number, LinkedRecord>();
-        const texts = () => storedTexts([e], linked.values());
+        const texts = (csv: CsvModule) => csv.storedTexts([e], linked.values());
         return send(reply, format, wire, alternatives(ctx, [wire], texts));
       },
     );
@@ -247,14 +246,23 @@ function writeParams(req: ApiRequest, bySlug: boolean): Record<string, unknown> 
   return slug === undefined ? rest : { ...rest, slug };
 }
 
+type CsvModule = typeof import('../../render/csv.ts');
+
 /** `texts`: the stored descriptions the CSV carries (src/render/csv.ts), read only for a CSV. */
 function alternatives(
   ctx: WriteContext,
   events: Record<string, unknown>[],
-  texts: () => StoredTexts,
+  texts: (csv: CsvModule) => StoredTexts,
 ): Alternatives {
   return {
-    ical: () => eventsToIcal(events as never, { host: ctx.cfg.host, calendarName: ctx.cfg.host }),
-    csv: () => eventsToCsv(events as never, { raw: rawFrom(texts()) }),
+    ical: async () =>
+      (await import('../../export/ical.ts')).eventsToIcal(events as never, {
+        host: ctx.cfg.host,
+        calendarName: ctx.cfg.host,
+      }),
+    csv: async () => {
+      const csv = await import('../../render/csv.ts');
+      return csv.eventsToCsv(events as never, { raw: csv.rawFrom(texts(csv)) });
+    },
   };
 }

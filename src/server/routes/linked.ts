@@ -16,7 +16,6 @@ import {
   VenueWrite,
   wpBoolean,
 } from '../../model/index.ts';
-import { organizersToCsv, venuesToCsv } from '../../render/csv.ts';
 import { renderLinked } from '../../render/linked.ts';
 import type { WireOrganizer, WireVenue } from '../../render/wire.ts';
 import type { LinkedKind, LinkedRecord } from '../../store/store.ts';
@@ -52,8 +51,10 @@ const KINDS = {
     write: VenueWrite,
     wire: Venue,
     list: VenueList,
-    csv: (items: Record<string, unknown>[], raw: CsvRaw) =>
-      venuesToCsv(items as WireVenue[], { raw: (item) => raw(item.id as number) }),
+    csv: async (items: Record<string, unknown>[], raw: CsvRaw) =>
+      (await import('../../render/csv.ts')).venuesToCsv(items as WireVenue[], {
+        raw: (item) => raw(item.id as number),
+      }),
   },
   organizer: {
     plural: 'organizers',
@@ -61,8 +62,10 @@ const KINDS = {
     write: OrganizerWrite,
     wire: Organizer,
     list: OrganizerList,
-    csv: (items: Record<string, unknown>[], raw: CsvRaw) =>
-      organizersToCsv(items as WireOrganizer[], { raw: (item) => raw(item.id as number) }),
+    csv: async (items: Record<string, unknown>[], raw: CsvRaw) =>
+      (await import('../../render/csv.ts')).organizersToCsv(items as WireOrganizer[], {
+        raw: (item) => raw(item.id as number),
+      }),
   },
 } as const;
 

@@ -8,9 +8,10 @@ import { contentType, type MediaType, negotiate } from '../formats/negotiate.ts'
 import { toXml } from '../formats/xml.ts';
 import type { ApiReply, ApiRequest } from '../request.ts';
 
+/** Other formats' renderers, whose libraries (ical-generator, csv-stringify) load when first asked for. */
 export interface Alternatives {
-  ical?: () => string;
-  csv?: () => string;
+  ical?: () => Promise<string>;
+  csv?: () => Promise<string>;
 }
 
 /** The format this request asks for among `available`, or null when none fits. */
