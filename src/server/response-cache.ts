@@ -263,19 +263,18 @@ const fromSocket = (req: FastifyRequest) => req.raw.socket instanceof Socket;
 
 const staleIn = (store: Store) => (entry: Kept) => store.changedSince(entry.tables, entry.since);
 
-/** Sends a kept answer: a 304 for a matching `If-None-Match`, else its body in the client's coding. */
-/**
- * A kept 200 whose bytes are ready, written to the socket directly: the onSend hooks would set the
- * headers it holds again (app.ts's common headers, Vary) and leave the rest alone (no challenge, no
- * 401, a coded body), and Fastify's part of a send was ~a third of a kept compressed page's CPU. Not
- * when requests are logged at `info` (Fastify logs "request completed" only for answers it sends).
- */
 /** Requests are not logged at `info` (pino's level check; Fastify's logger when off has none). */
 function quiet(req: FastifyRequest): boolean {
   const log = req.log as { isLevelEnabled?: (level: string) => boolean; level?: string };
   return log.isLevelEnabled ? !log.isLevelEnabled('info') : log.level === undefined || log.level === 'silent';
 }
 
+/**
+ * A kept 200 whose bytes are ready, written to the socket directly: the onSend hooks would set the
+ * headers it holds again (app.ts's common headers, Vary) and leave the rest alone (no challenge, no
+ * 401, a coded body), and Fastify's part of a send was ~a third of a kept compressed page's CPU. Not
+ * when requests are logged at `info` (Fastify logs "request completed" only for answers it sends).
+ */
 function sendDirect(req: FastifyRequest, reply: FastifyReply, entry: Kept): boolean {
   if (req.method !== 'GET' || entry.status !== 200 || !quiet(req)) return false;
   if (notModified(req, entry.headers.etag)) return false;
@@ -290,6 +289,7 @@ function sendDirect(req: FastifyRequest, reply: FastifyReply, entry: Kept): bool
   return true;
 }
 
+/** Sends a kept answer: a 304 for a matching `If-None-Match`, else its body in the client's coding. */
 function answerKept(cache: ResponseCache, req: FastifyRequest, reply: FastifyReply, slot: Slot, entry: Kept) {
   req.responseCacheSlot = slot;
   reply.code(entry.status).headers(entry.headers);
