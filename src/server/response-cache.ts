@@ -29,6 +29,7 @@
  * Last-Modified: a list's bytes also change with data its items do not show, such as totals.)
  */
 import { createHash } from 'node:crypto';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUtcNow, utcToLocal } from '../model/datetime.ts';
@@ -242,6 +243,7 @@ export function registerKeptAnswers(
       .then(async (since) => {
         const entry = await cache.peek(key, stale);
         if (!entry) return done();
+        if (sendDirect(req, reply, entry)) return;
         answerKept(cache, req, reply, { key, since, hit: true, skip: false, tables: new Set() }, entry);
       }, done);
   });
@@ -260,6 +262,32 @@ const keyOf = (cfg: Config, caller: { id: number } | null, format: MediaType, ur
 const fromSocket = (req: FastifyRequest) => req.raw.socket instanceof Socket;
 
 const staleIn = (store: Store) => (entry: Kept) => store.changedSince(entry.tables, entry.since);
+
+/** Requests are not logged at `info` (pino's level check; Fastify's logger when off has none). */
+function quiet(req: FastifyRequest): boolean {
+  const log = req.log as { isLevelEnabled?: (level: string) => boolean; level?: string };
+  return log.isLevelEnabled ? !log.isLevelEnabled('info') : log.level === undefined || log.level === 'silent';
+}
+
+/**
+ * A kept 200 whose bytes are ready, written to the socket directly: the onSend hooks would set the
+ * headers it holds again (app.ts's common headers, Vary) and leave the rest alone (no challenge, no
+ * 401, a coded body), and Fastify's part of a send was ~a third of a kept compressed page's CPU. Not
+ * when requests are logged at `info` (Fastify logs "request completed" only for answers it sends).
+ */
+function sendDirect(req: FastifyRequest, reply: FastifyReply, entry: Kept): boolean {
+  if (req.method !== 'GET' || entry.status !== 200 || !quiet(req)) return false;
+  if (notModified(req, entry.headers.etag)) return false;
+  const coding = codingFor(req, entry);
+  const bytes = coding === null ? entry.body : entry.ready[coding];
+  if (!bytes) return false;
+  const headers: OutgoingHttpHeaders = { ...entry.headers, 'content-length': bytes.length };
+  if (coding !== null) headers['content-encoding'] = coding;
+  reply.hijack();
+  reply.raw.writeHead(200, headers);
+  reply.raw.end(bytes);
+  return true;
+}
 
 /** Sends a kept answer: a 304 for a matching `If-None-Match`, else its body in the client's coding. */
 function answerKept(cache: ResponseCache, req: FastifyRequest, reply: FastifyReply, slot: Slot, entry: Kept) {

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ResponseCache } from '../../src/server/response-cache.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
@@ -272,6 +273,34 @@ describe('response cache, by what changed', () => {
     expect(h.app.responseCache.hits).toBe(hits + 1);
     expect(kept).toEqual(first);
     expect(kept.headers['x-content-type-options']).toBe('nosniff');
+    await h.app.close();
+  });
+
+  it('kept coded answers over a socket: the same headers and bytes each time, in each coding', async () => {
+    const h = await makeApp();
+    for (let i = 0; i < 12; i++) await h.created('/events', event(`Event ${i} ${'x'.repeat(200)}`));
+    const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    const read = async (coding: string) => {
+      // undici's request leaves the body as sent (fetch would decode it).
+      const res = await request(`${origin}/api/calendar/events/v1/events?per_page=12`, {
+        headers: { 'accept-encoding': coding },
+      });
+      const headers = Object.fromEntries(Object.entries(res.headers).filter(([name]) => name !== 'date'));
+      return { status: res.statusCode, headers, body: Buffer.from(await res.body.arrayBuffer()) };
+    };
+    const identity = await read('identity');
+    for (const coding of ['gzip', 'br']) {
+      // The first is coded on the way out; the later ones are sent as kept.
+      const answers = [await read(coding), await read(coding), await read(coding)];
+      expect(answers[0].headers['content-encoding']).toBe(coding);
+      const plain = coding === 'gzip' ? gunzipSync(answers[0].body) : brotliDecompressSync(answers[0].body);
+      expect(plain).toEqual(identity.body);
+      for (const a of answers.slice(1)) expect(a).toEqual(answers[0]);
+      const { 'content-encoding': _c, 'content-length': _l, ...rest } = answers[0].headers;
+      const { 'content-length': _il, ...identityRest } = identity.headers;
+      expect(rest).toEqual(identityRest);
+    }
+    expect(await read('identity')).toEqual(identity);
     await h.app.close();
   });
 });
