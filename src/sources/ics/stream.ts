@@ -104,8 +104,8 @@ export async function streamIcs(
     });
     const lines = new ContentLineReader(file, problems, (l) => reader.line(l));
     const decoder = new IcsDecoder();
-    const take = (text: string) => {
-      if (text !== '') lines.push(text);
+    const take = (texts: string[]) => {
+      for (const text of texts) if (text !== '') lines.push(text);
     };
     for await (const chunk of read()) {
       take(decoder.push(chunk));
@@ -139,10 +139,12 @@ async function eachPiece(
   look: (text: string) => void,
 ): Promise<IcsDecoder> {
   const decoder = new IcsDecoder();
-  const take = (text: string) => {
-    if (text === '') return;
-    look(text);
-    lines.push(text);
+  const take = (texts: string[]) => {
+    for (const text of texts) {
+      if (text === '') continue;
+      look(text);
+      lines.push(text);
+    }
   };
   for await (const chunk of read()) take(decoder.push(chunk));
   take(decoder.end());
