@@ -41,17 +41,84 @@ export function canonical(d: Pick<Desired, 'fields' | 'refs'>): Record<string, u
 
 /** sha256 of JSON with sorted keys, shortened: equal canonical forms hash equal, whatever the key order. */
 export function hashOf(value: unknown): string {
+  return digest(jsonOf(sortedCopy(value), () => value));
+}
+
+/** `hashOf(canonical(d))`, without the copy canonical makes: the hash every desired entity gets. */
+export function canonicalHash(d: Pick<Desired, 'fields' | 'refs'>): string {
+  const withRefs = Object.keys(d.refs).length > 0;
+  return digest(jsonOf(sortedObject(d.fields, withRefs ? d.refs : undefined), () => canonical(d)));
+}
+
+function digest(json: string | undefined): string {
   // One-shot: createHash().update().digest() costs three calls into the binding per entity.
-  return hash('sha256', stableJson(value) as string, 'base64url').slice(0, 22);
+  return hash('sha256', json as string, 'base64url').slice(0, 22);
+}
+
+/**
+ * The JSON of `sorted` (a sortedCopy) by JSON.stringify — the same bytes as stableJson, written natively
+ * as one flat string — or stableJson's of the value where the two could differ (UNUSUAL).
+ */
+function jsonOf(sorted: unknown, value: () => unknown): string | undefined {
+  return sorted !== UNUSUAL ? JSON.stringify(sorted) : stableJson(value());
+}
+
+/**
+ * What sortedCopy returns for a value JSON.stringify would not write as stableJson does: a function,
+ * symbol or bigint, an array with a hole or an undefined member, a key JSON objects order by number or
+ * one that is no plain property when set (`__proto__`). stableJson writes those (or throws) as it always did.
+ */
+const UNUSUAL = Symbol('unusual');
+
+/** `value` with the keys of every object in stableJson's order (sortedKeys), or UNUSUAL. */
+function sortedCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return scalar(value);
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      const sorted = typeof item === 'object' && item !== null ? sortedCopy(item) : scalar(item);
+      if (sorted === UNUSUAL || sorted === undefined) return UNUSUAL;
+      if (sorted !== item) {
+        copy ??= value.slice();
+        copy[i] = sorted;
+      }
+    }
+    return copy ?? value;
+  }
+  return sortedObject(value as Record<string, unknown>);
+}
+
+function scalar(value: unknown): unknown {
+  const type = typeof value;
+  return type === 'function' || type === 'symbol' || type === 'bigint' ? UNUSUAL : value;
+}
+
+/** A plain object with the keys of `object` (and `refs` under "refs", as canonical puts it) in sorted order. */
+function sortedObject(object: Record<string, unknown>, refs?: Refs): unknown {
+  const keys = Object.keys(object);
+  if (refs !== undefined && !Object.hasOwn(object, 'refs')) keys.push('refs');
+  sortKeys(keys);
+  const copy: Record<string, unknown> = {};
+  for (const key of keys) {
+    const first = key.charCodeAt(0);
+    if ((first >= 48 && first <= 57) || key === '__proto__') return UNUSUAL;
+    const v = refs !== undefined && key === 'refs' ? refs : object[key];
+    const sorted = typeof v === 'object' && v !== null ? sortedCopy(v) : scalar(v);
+    if (sorted === UNUSUAL) return UNUSUAL;
+    copy[key] = sorted;
+  }
+  return copy;
 }
 
 /**
  * JSON with the keys of every object sorted (UTF-16 order) and its `undefined` members left out. Its bytes
  * are what every sync state's hashes were made of: changing them would make every kept item look changed
- * (test/pipeline/desired.test.ts pins them). Written as loops, keys sorted by insertion and strings that need no
- * escape quoted by hand: a quarter of mapping a large file's CPU was here.
+ * (test/pipeline/desired.test.ts pins them). hashOf writes the same bytes by JSON.stringify of a copy with sorted
+ * keys (one flat string, no rope for the hash to flatten), and comes here only for what JSON.stringify would
+ * write otherwise (UNUSUAL); the tests compare the two on random values.
  */
-function stableJson(value: unknown): string | undefined {
+export function stableJson(value: unknown): string | undefined {
   if (typeof value === 'string') return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`;
   if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
@@ -93,7 +160,10 @@ const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
  * by insertion: a few dozen keys, often nearly in order, sort several times faster so than by the builtin.
  */
 function sortedKeys(object: object): string[] {
-  const keys = Object.keys(object);
+  return sortKeys(Object.keys(object));
+}
+
+function sortKeys(keys: string[]): string[] {
   for (let i = 1; i < keys.length; i++) {
     const key = keys[i];
     let j = i - 1;

@@ -22,7 +22,7 @@ import type {
   TimeValue,
   VenueRecord,
 } from '../sources/record.ts';
-import { canonical, type Desired, hashOf, type Refs } from './desired.ts';
+import { canonicalHash, type Desired, type Refs } from './desired.ts';
 
 export interface MapOptions {
   /** The pipeline's name: part of every event slug, so two pipelines never claim each other's events. */
@@ -296,7 +296,7 @@ function entity(
     fields,
     refs,
     cancelled: false,
-    hash: hashOf(canonical({ fields, refs })),
+    hash: canonicalHash({ fields, refs }),
   };
 }
 

@@ -59,6 +59,11 @@ export class ComponentReader {
     this.#onEvent = onEvent;
   }
 
+  /** Whether a VEVENT is being read (its BEGIN came, its END not yet). */
+  get inEvent(): boolean {
+    return this.#event !== null;
+  }
+
   /** What has been read so far (the calendar's properties, the VTIMEZONEs). */
   get parts(): Pick<CalendarParts, 'calendar' | 'timezones'> {
     return this.#parts;

@@ -56,17 +56,25 @@ function joinSplitCharacters(bytes: Uint8Array): Uint8Array | null {
   return copy;
 }
 
+// Without `stream`, a decode keeps no state between calls: one decoder serves every piece.
+const UTF8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
 function decode(bytes: Uint8Array, encoding: Decoded['encoding']): Decoded {
+  if (encoding === 'utf-8') return { text: UTF8.decode(bytes), encoding };
   // A truncated UTF-16 file may end in half a code unit: drop it instead of producing U+FFFD.
-  const usable = encoding !== 'utf-8' && bytes.length % 2 === 1 ? bytes.subarray(0, bytes.length - 1) : bytes;
+  const usable = bytes.length % 2 === 1 ? bytes.subarray(0, bytes.length - 1) : bytes;
   return { text: new TextDecoder(encoding, { ignoreBOM: true }).decode(usable), encoding };
 }
 
 /**
  * The same decoding for a file read in chunks: `push` returns the text of whole lines decoded so far, `end`
- * the rest. UTF-8 is cut at the start of a line that is no fold (so a character split across a fold is
- * joined as in one text, and a piece never ends inside a character or a folded property); UTF-16 goes
- * through a streaming TextDecoder.
+ * the rest, each as a list of pieces that end at line ends. UTF-8 is cut at the start of a line that is no
+ * fold (so a character split across a fold is joined as in one text, and a piece never ends inside a
+ * character or a folded property), and again around each property that holds a character above U+00FF:
+ * V8 keeps a string whose characters all fit a byte in one byte each, and a string cut from another keeps
+ * its width, so one curly quote would otherwise make every value cut from its chunk two bytes a
+ * character — slower to hash, compare and write as JSON, and twice the memory. UTF-16 goes through a
+ * streaming TextDecoder.
  */
 export class IcsDecoder {
   #encoding: Decoded['encoding'] | undefined;
@@ -78,12 +86,12 @@ export class IcsDecoder {
     return this.#encoding;
   }
 
-  push(chunk: Uint8Array): string {
+  push(chunk: Uint8Array): string[] {
     let bytes = this.#carry.length === 0 ? chunk : concat(this.#carry, chunk);
     if (this.#encoding === undefined) {
       if (bytes.length < 4) {
         this.#carry = bytes;
-        return '';
+        return [];
       }
       bytes = this.#start(bytes);
     }
@@ -91,24 +99,24 @@ export class IcsDecoder {
       // Whole code units only: a file cut after half of one drops it at the end, as decode() does.
       const even = bytes.length - (bytes.length % 2);
       this.#carry = bytes.slice(even);
-      return this.#utf16.decode(bytes.subarray(0, even), { stream: true });
+      return [this.#utf16.decode(bytes.subarray(0, even), { stream: true })];
     }
     const cut = lineStartBefore(bytes);
     if (cut <= 0) {
       this.#carry = bytes;
-      return '';
+      return [];
     }
     // A copy: the rest must not keep the whole chunk alive.
     this.#carry = bytes.slice(cut);
-    return decodeUtf8(bytes.subarray(0, cut)).text;
+    return decodePieces(bytes.subarray(0, cut));
   }
 
-  end(): string {
+  end(): string[] {
     const bytes = this.#carry;
     this.#carry = new Uint8Array(0);
-    if (this.#encoding === undefined) return bytes.length === 0 ? '' : this.#decodeWhole(bytes);
-    if (this.#utf16 !== undefined) return this.#utf16.decode();
-    return bytes.length === 0 ? '' : decodeUtf8(bytes).text;
+    if (this.#encoding === undefined) return bytes.length === 0 ? [] : [this.#decodeWhole(bytes)];
+    if (this.#utf16 !== undefined) return [this.#utf16.decode()];
+    return bytes.length === 0 ? [] : decodePieces(bytes);
   }
 
   #decodeWhole(bytes: Uint8Array): string {
@@ -135,6 +143,50 @@ export class IcsDecoder {
     this.#encoding = 'utf-8';
     return bytes;
   }
+}
+
+/** Whole lines of UTF-8, decoded by pieces (IcsDecoder): the lines with a character above U+00FF apart. */
+function decodePieces(bytes: Uint8Array): string[] {
+  // The bytes one character each (a copy, one byte a character): searched natively for the lead bytes of
+  // wide characters, and for line ends, at the bytes' own offsets.
+  const raw = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+  WIDE_LEAD.lastIndex = 0;
+  if (!WIDE_LEAD.test(raw)) return [decodeUtf8(bytes).text];
+  const pieces: string[] = [];
+  let from = 0;
+  do {
+    const at = WIDE_LEAD.lastIndex - 1;
+    const start = propertyStart(raw, at, from);
+    const end = propertyEnd(raw, at);
+    if (start > from) pieces.push(decodeUtf8(bytes.subarray(from, start)).text);
+    pieces.push(decodeUtf8(bytes.subarray(start, end)).text);
+    from = end;
+    WIDE_LEAD.lastIndex = end;
+  } while (from < raw.length && WIDE_LEAD.test(raw));
+  if (from < raw.length) pieces.push(decodeUtf8(bytes.subarray(from)).text);
+  return pieces;
+}
+
+// Lead bytes of characters from U+0100 on (and bytes no UTF-8 has, which decode to U+FFFD, as wide).
+const WIDE_LEAD = /[\xc4-\xff]/g;
+
+/** The start of the property (a line that is no fold) holding byte `at`, not before `from`. */
+function propertyStart(raw: string, at: number, from: number): number {
+  for (let lf = raw.lastIndexOf('\n', at); lf >= from; lf = raw.lastIndexOf('\n', lf - 1)) {
+    const next = raw.charCodeAt(lf + 1);
+    if (next !== 0x20 && next !== 0x09) return lf + 1;
+    if (lf === 0) break;
+  }
+  return from;
+}
+
+/** The start of the first line after byte `at` that is no fold, or the end. */
+function propertyEnd(raw: string, at: number): number {
+  for (let lf = raw.indexOf('\n', at); lf !== -1; lf = raw.indexOf('\n', lf + 1)) {
+    const next = raw.charCodeAt(lf + 1);
+    if (next !== 0x20 && next !== 0x09) return lf + 1;
+  }
+  return raw.length;
 }
 
 /** Index just after the last LF that is followed by a byte other than a blank (a line that is no fold). */

@@ -80,17 +80,31 @@ export class ContentLineReader {
   readonly #file: string;
   readonly #problems: SourceProblem[];
   readonly #onLine: (line: ContentLine) => void;
+  readonly #wanted: ((name: string) => boolean) | undefined;
   #pending = '';
   #pendingName = '';
   #pendingLine = 0;
+  /** The property being read is one `wanted` declined: its lines (folds, lost folds) are passed over. */
+  #skipping = false;
   #number = 0;
   /** The last piece ended with a CR: an LF first in the next one ends no line of its own. */
   #afterCr = false;
 
-  constructor(file: string, problems: SourceProblem[], onLine: (line: ContentLine) => void) {
+  /**
+   * `wanted`: asked, once the line before has gone to `onLine`, for the name of each property as it
+   * starts; a property it declines is not cut out, split or handed on (streamIcs's first pass, which needs
+   * only a few properties of each VEVENT). The lines that are handed on are the same as without it.
+   */
+  constructor(
+    file: string,
+    problems: SourceProblem[],
+    onLine: (line: ContentLine) => void,
+    wanted?: (name: string) => boolean,
+  ) {
     this.#file = file;
     this.#problems = problems;
     this.#onLine = onLine;
+    this.#wanted = wanted;
   }
 
   /** The physical lines of `text`; its last line is taken as ended (a piece ends at a line end). */
@@ -98,9 +112,11 @@ export class ContentLineReader {
     const file = this.#file;
     const problems = this.#problems;
     const onLine = this.#onLine;
+    const wanted = this.#wanted;
     let pending = this.#pending;
     let pendingName = this.#pendingName;
     let pendingLine = this.#pendingLine;
+    let skipping = this.#skipping;
     let number = this.#number;
     let position = this.#afterCr && text.charCodeAt(0) === LF ? 1 : 0;
     // Where the next LF and the next lone-or-paired CR are: found once each, not once per line.
@@ -123,7 +139,7 @@ export class ContentLineReader {
         continue;
       }
       const nameEnd = propertyNameEnd(text, start, end);
-      if (nameEnd !== -1 || pending === '') {
+      if (nameEnd !== -1 || (pending === '' && !skipping)) {
         const written = nameEnd === -1 ? '' : upper(text.slice(start, nameEnd));
         const known = KNOWN_NAMES.get(written);
         const name = known ?? written;
@@ -132,12 +148,13 @@ export class ContentLineReader {
             const parsed = splitLine(pending, pendingName, pendingLine, file, problems);
             if (parsed !== null) onLine(parsed);
           }
-          pending = text.slice(start, end);
+          skipping = wanted !== undefined && !wanted(name);
+          pending = skipping ? '' : text.slice(start, end);
           pendingName = name;
           pendingLine = number;
           continue;
         }
-        if (pending === '') {
+        if (pending === '' && !skipping) {
           problems.push(
             problem('warning', ICS_PROBLEMS.badLine, `skipped a line that is no property`, {
               file,
@@ -147,6 +164,7 @@ export class ContentLineReader {
           continue;
         }
       }
+      if (skipping) continue;
       // A line break the writer did not fold: most often a raw newline inside a text value, so keep it.
       problems.push(
         problem(
@@ -165,6 +183,7 @@ export class ContentLineReader {
     this.#pending = pending;
     this.#pendingName = pendingName;
     this.#pendingLine = pendingLine;
+    this.#skipping = skipping;
     this.#number = number;
   }
 

@@ -15,7 +15,7 @@ import { IcsDecoder } from './decode.ts';
 import { ContentLineReader } from './lines.ts';
 import { context, progressOf, type ReadIcsOptions } from './read.ts';
 import { toRecords } from './records.ts';
-import { keyOf, type ParsedEvent, readVEvent } from './vevent.ts';
+import { KEY_PROPERTIES, keyOf, type ParsedEvent, readVEvent } from './vevent.ts';
 
 export interface IcsStream {
   /** The calendar's X-WR-* properties (X-WR-TIMEZONE resolved), known before the first record. */
@@ -34,6 +34,8 @@ export interface IcsStream {
 }
 
 const CALENDAR = /BEGIN:VCALENDAR/i;
+/** The lines of a VEVENT the first pass reads: its components' borders and what keyOf reads. */
+const KEY_LINES = new Set<string>(['BEGIN', 'END', ...KEY_PROPERTIES]);
 
 /** `read` opens the file from its start: called once per pass. */
 export async function streamIcs(
@@ -51,9 +53,11 @@ export async function streamIcs(
     const hash = hashOf(keyOf(block.props));
     counts.set(hash, (counts.get(hash) ?? 0) + 1);
   });
+  // Inside a VEVENT only the lines its key is made of (and BEGIN/END) are split and handed on.
+  const wanted = (name: string) => !components.inEvent || KEY_LINES.has(name);
   const decoder = await eachPiece(
     read,
-    new ContentLineReader(file, [], (l) => components.line(l)),
+    new ContentLineReader(file, [], (l) => components.line(l), wanted),
     (text) => {
       if (!sawCalendar && CALENDAR.test(text)) sawCalendar = true;
     },
@@ -100,8 +104,8 @@ export async function streamIcs(
     });
     const lines = new ContentLineReader(file, problems, (l) => reader.line(l));
     const decoder = new IcsDecoder();
-    const take = (text: string) => {
-      if (text !== '') lines.push(text);
+    const take = (texts: string[]) => {
+      for (const text of texts) if (text !== '') lines.push(text);
     };
     for await (const chunk of read()) {
       take(decoder.push(chunk));
@@ -135,10 +139,12 @@ async function eachPiece(
   look: (text: string) => void,
 ): Promise<IcsDecoder> {
   const decoder = new IcsDecoder();
-  const take = (text: string) => {
-    if (text === '') return;
-    look(text);
-    lines.push(text);
+  const take = (texts: string[]) => {
+    for (const text of texts) {
+      if (text === '') continue;
+      look(text);
+      lines.push(text);
+    }
   };
   for await (const chunk of read()) take(decoder.push(chunk));
   take(decoder.end());

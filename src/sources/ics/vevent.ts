@@ -41,6 +41,9 @@ interface Context extends TimeContext {
   problems: SourceProblem[];
 }
 
+/** The properties keyOf reads. */
+export const KEY_PROPERTIES = ['UID', 'DTSTART', 'SUMMARY', 'LOCATION'] as const;
+
 /**
  * The key `readVEvent` gives a VEVENT, from its lines alone (the streaming reader counts the VEVENTs of
  * each key before it reads them: stream.ts).

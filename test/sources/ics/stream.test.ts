@@ -114,6 +114,89 @@ describe('an .ics file read as a stream', () => {
     for (const chunk of [1, 7, 64, 1 << 16]) await expectSameAsReadIcs(bytes, chunk, 2);
   });
 
+  it('keys UID-less VEVENTs as readIcs does though its first pass splits only their key lines, with folds, lost folds and alarms around them', async () => {
+    // Each event twice: a key counted differently by the first pass would come out twice.
+    const noUid = (summary: string) =>
+      vevent(
+        'DESCRIPTION:A long description that the writer folded',
+        ' and folded again',
+        'Note: a raw newline the writer did not fold',
+        'DTSTART:20270403T100000Z',
+        'X-CUSTOM;X-PARAM="a:b":value',
+        `SUMMARY:${summary}`,
+        ' (folded on)',
+        'continued without its blank',
+        'BEGIN:VALARM',
+        'ACTION:DISPLAY',
+        'SUMMARY:The alarm, not the event',
+        'DESCRIPTION:Reminder',
+        'TRIGGER:-PT15M',
+        'END:VALARM',
+        'LOCATION:Main',
+        ' Hall',
+        'COMMENT:after the key lines',
+      );
+    const text = calendar(
+      'X-WR-CALNAME:Folded',
+      ' name',
+      ...noUid('One'),
+      ...vevent('UID:a', 'DTSTART:20270404T100000Z', 'SUMMARY:With UID'),
+      ...noUid('One'),
+      ...noUid('Two'),
+      ...vevent('DTSTART:20270405T100000Z', 'SUMMARY:Plain', 'DESCRIPTION:x'),
+      ...noUid('Two'),
+      ...vevent('DTSTART:20270405T100000Z', 'SUMMARY:Plain', 'DESCRIPTION:y'),
+    );
+    const bytes = new TextEncoder().encode(text);
+    const whole = readIcs(bytes, { file: 'test.ics', window: YEAR_2027 });
+    expect(whole.records.filter((r) => r.key.startsWith('nouid-'))).toHaveLength(3);
+    expect(whole.records.map((r) => r.title)).toContain('One(folded on)\ncontinued without its blank');
+    for (const chunk of [1, 5, 64, 1 << 16]) await expectSameAsReadIcs(bytes, chunk, 1);
+  });
+
+  it('reads characters above U+00FF (decoded apart from the lines around them) as readIcs does, also split by folds', async () => {
+    const encoder = new TextEncoder();
+    // A fold inside a 3-byte and a 4-byte character, as writers that fold by octets make them.
+    const splitFold = (text: string, at: number) => {
+      const bytes = encoder.encode(text);
+      return [bytes.subarray(0, at), encoder.encode('\r\n '), bytes.subarray(at)];
+    };
+    const text = calendar(
+      ...vevent('UID:wide', 'DTSTART:20270403T100000Z', 'SUMMARY:It’s “quoted” — 🎷 night', 'LOCATION:Café'),
+      ...vevent(
+        'UID:folded',
+        'DTSTART:20270404T100000Z',
+        'SUMMARY:@@SPLIT@@',
+        'DESCRIPTION:first line ’',
+        ' folded ✓',
+        'raw line without its blank ’',
+        'LOCATION:Plain',
+      ),
+      ...vevent('UID:latin', 'DTSTART:20270405T100000Z', 'SUMMARY:Straße über', 'LOCATION:Zürich'),
+    );
+    const [before, after] = text.split('@@SPLIT@@');
+    const parts = [
+      encoder.encode(before),
+      ...splitFold('Jazz ’n 🎷', 6),
+      ...splitFold(' more 🎷 jazz', 7),
+      encoder.encode(after),
+    ];
+    const bytes = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    parts.reduce((at, p) => {
+      bytes.set(p, at);
+      return at + p.length;
+    }, 0);
+    const whole = readIcs(bytes, { file: 'test.ics', window: YEAR_2027 });
+    expect(whole.records.map((r) => r.title)).toEqual([
+      'It’s “quoted” — 🎷 night',
+      'Jazz ’n 🎷 more 🎷 jazz',
+      'Straße über',
+    ]);
+    for (const chunk of [1, 3, 17, 100, 1 << 16]) await expectSameAsReadIcs(bytes, chunk, 2);
+    const generated = encoder.encode(generateIcs({ events: 300, start: YEAR_2027.from }));
+    for (const chunk of [4096, 1 << 16]) await expectSameAsReadIcs(generated, chunk, 50);
+  });
+
   it('reads every test fixture as readIcs does, in chunks cut anywhere', async () => {
     const files = readdirSync(FIXTURES).filter((f) => f.endsWith('.ics'));
     expect(files.length).toBeGreaterThan(20);
