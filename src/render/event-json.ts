@@ -11,8 +11,12 @@
  * venue and organizers spliced in, in renderEvent's order. Changes need no invalidation: a changed
  * record (a term's count after a write, an edited venue) simply no longer matches its fragment.
  *
- * Bounded by the summed length of the fragments; when full it starts over.
+ * Bounded by the summed length of the fragments; when full the oldest are dropped, events' first.
+ *
+ * A page's ETag is made from its fragments' digests (each hashed once, when first needed) rather
+ * than from its ~200 KB of bytes: hashing the body was a tenth of a fresh page's CPU.
  */
+import { hash } from 'node:crypto';
 
 import type { AttachmentRecord, EventRecord, LinkedRecord, TermRecord } from '../store/store.ts';
 import type { RenderConfig } from './config.ts';
@@ -24,6 +28,14 @@ interface Fragment<R> {
   record: R;
   image: AttachmentRecord | undefined;
   bytes: Buffer;
+  /** sha256 of `bytes`, base64url: made when a page's ETag first needs it. */
+  digest?: string;
+}
+
+/** A list page's body and its strong ETag (RFC 9110 §8.8.3), a function of the body's bytes. */
+export interface JsonPage {
+  body: Buffer;
+  etag: string;
 }
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');
@@ -55,10 +67,22 @@ export class EventListJson {
    * bytes, pushed onto `out` (mostly kept fragments, none copied).
    */
   item(e: EventRecord, rel: Related, out: Buffer[] = []): Buffer[] {
+    this.#item(e, rel, out, null);
+    return out;
+  }
+
+  /**
+   * `item`, and when `tag` is given, the digests of the item's fragments appended to it in their order,
+   * `F<head>.<categories>.<tags>.<venue>.<organizers>;` (lists joined by `,`): the item's bytes are a
+   * function of that text, as renderEvent's order and the pieces between fragments are fixed.
+   */
+  #item(e: EventRecord, rel: Related, out: Buffer[], tag: string[] | null): void {
     const cfg = this.#cfg;
     const image = (id: number | null) => (id ? rel.attachments.get(id) : undefined);
     const renderHead = () => utf8(JSON.stringify(eventHead(e, image(e.image_id), cfg)));
-    const head = this.#keepHeads ? this.#kept(this.#heads, e, image(e.image_id), renderHead) : renderHead();
+    const head = this.#keepHeads
+      ? this.#kept(this.#heads, e, image(e.image_id), renderHead)
+      : { record: e, image: undefined, bytes: renderHead() };
     const term = (t: TermRecord) =>
       this.#kept(this.#terms, t, undefined, () => utf8(JSON.stringify(renderEmbeddedTerm(t, cfg))));
     const linked = (p: LinkedRecord) =>
@@ -71,27 +95,39 @@ export class EventListJson {
           ),
         ),
       );
-    const list = (pieces: Buffer[]) => {
-      for (let i = 0; i < pieces.length; i++) {
+    const list = (fragments: Fragment<object>[], separator: string) => {
+      for (let i = 0; i < fragments.length; i++) {
         if (i > 0) out.push(COMMA);
-        out.push(pieces[i]);
+        out.push(fragments[i].bytes);
+        tag?.push(i > 0 ? ',' : separator, digestOf(fragments[i]));
       }
+      if (fragments.length === 0) tag?.push(separator);
     };
     const { venue, organizers } = linkedOf(e, rel);
     // The head is an object: its closing brace gives way to the linked fields, in renderEvent's order.
-    out.push(head.subarray(0, -1), CATEGORIES);
-    list(sortedTerms(e.category_ids, rel).map(term));
+    out.push(head.bytes.subarray(0, -1), CATEGORIES);
+    tag?.push('F', digestOf(head));
+    list(sortedTerms(e.category_ids, rel).map(term), '.');
     out.push(TAGS);
-    list(sortedTerms(e.tag_ids, rel).map(term));
-    out.push(VENUE, venue ? linked(venue) : NO_VENUE, ORGANIZERS);
-    list(organizers.map(linked));
+    list(sortedTerms(e.tag_ids, rel).map(term), '.');
+    if (venue) {
+      const fragment = linked(venue);
+      out.push(VENUE, fragment.bytes, ORGANIZERS);
+      tag?.push('.', digestOf(fragment));
+    } else {
+      out.push(VENUE, NO_VENUE, ORGANIZERS);
+      tag?.push('.');
+    }
+    list(organizers.map(linked), '.');
     out.push(END);
-    return out;
+    tag?.push(';');
   }
 
   /**
    * A list page's body: `{"<key>":[items…],<rest>` where `rest` is the text after the page's array,
-   * each item the bytes of `item`, or of `other(e)` when it returns text (a redacted event, say).
+   * each item the bytes of `item`, or of `other(e)` when it returns text (a redacted event, say). Its
+   * ETag hashes the fragments' digests and the other text, each told apart (`R<length>:<text>`), so two
+   * different bodies never share the text hashed.
    */
   page(
     key: string,
@@ -99,16 +135,23 @@ export class EventListJson {
     rel: Related,
     rest: string,
     other: (e: EventRecord) => string | null,
-  ): Buffer {
-    const out: Buffer[] = [utf8(`{${JSON.stringify(key)}:[`)];
+  ): JsonPage {
+    const open = `{${JSON.stringify(key)}:[`;
+    const close = `],${rest}`;
+    const out: Buffer[] = [utf8(open)];
+    const tag: string[] = [`${open.length}:${open}`];
     items.forEach((e, i) => {
       if (i > 0) out.push(COMMA);
       const text = other(e);
-      if (text === null) this.item(e, rel, out);
-      else out.push(utf8(text));
+      if (text === null) this.#item(e, rel, out, tag);
+      else {
+        out.push(utf8(text));
+        tag.push(`R${text.length}:${text}`);
+      }
     });
-    out.push(utf8(`],${rest}`));
-    return Buffer.concat(out);
+    out.push(utf8(close));
+    tag.push('|', close);
+    return { body: Buffer.concat(out), etag: `"${hash('sha256', tag.join(''), 'base64url').slice(0, 32)}"` };
   }
 
   #kept<R extends object>(
@@ -116,23 +159,38 @@ export class EventListJson {
     record: R & { id: number },
     image: AttachmentRecord | undefined,
     render: () => Buffer,
-  ): Buffer {
+  ): Fragment<R> {
     const kept = fragments.get(record.id);
-    if (kept && sameFields(kept.record, record) && sameImage(kept.image, image)) return kept.bytes;
-    const bytes = render();
-    if (kept) this.#chars -= kept.bytes.length;
-    if (this.#chars + bytes.length > this.#maxChars) this.#clear();
-    fragments.set(record.id, { record, image, bytes });
-    this.#chars += bytes.length;
-    return bytes;
+    if (kept && sameFields(kept.record, record) && sameImage(kept.image, image)) return kept;
+    const fragment: Fragment<R> = { record, image, bytes: render() };
+    if (kept) {
+      this.#chars -= kept.bytes.length;
+      fragments.delete(record.id);
+    }
+    this.#makeRoom(fragment.bytes.length);
+    fragments.set(record.id, fragment);
+    this.#chars += fragment.bytes.length;
+    return fragment;
   }
 
-  #clear(): void {
-    this.#heads.clear();
-    this.#linked.clear();
-    this.#terms.clear();
-    this.#chars = 0;
+  /**
+   * Drops the fragments kept longest (a Map iterates in insertion order, and a changed record is
+   * inserted again) until `bytes` more fit: events' heads first, the most and the least shared.
+   */
+  #makeRoom(bytes: number): void {
+    for (const fragments of [this.#heads, this.#linked, this.#terms] as Map<number, Fragment<object>>[]) {
+      for (const [id, fragment] of fragments) {
+        if (this.#chars + bytes <= this.#maxChars) return;
+        fragments.delete(id);
+        this.#chars -= fragment.bytes.length;
+      }
+    }
   }
+}
+
+function digestOf(fragment: Fragment<object>): string {
+  fragment.digest ??= hash('sha256', fragment.bytes, 'base64url');
+  return fragment.digest;
 }
 
 /**

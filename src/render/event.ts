@@ -100,7 +100,9 @@ export interface RenderOptions {
   redact?: boolean;
 }
 
-const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+// The collator localeCompare uses without arguments, made once: localeCompare looks it up per call.
+const collator = new Intl.Collator();
+const byName = (a: { name: string }, b: { name: string }) => collator.compare(a.name, b.name);
 
 export function renderEvent(e: EventRecord, rel: Related, cfg: RenderConfig, opts: RenderOptions) {
   const { venue, organizers } = linkedOf(e, rel);

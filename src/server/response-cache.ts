@@ -24,7 +24,8 @@
  * authenticated caller's answers also depend on the `users` table (authentication read the role).
  *
  * Conditional requests (RFC 9110 §8.8.3, §13.1.2): every 200 of such a route carries a strong ETag,
- * a hash of its bytes, made once when the answer is made and kept with it; an `If-None-Match` naming
+ * a hash of its bytes (or the handler's own, made of what the bytes are made of: event list pages),
+ * made once when the answer is made and kept with it; an `If-None-Match` naming
  * it is answered 304 with no body, from a kept answer without touching the handler. (No
  * Last-Modified: a list's bytes also change with data its items do not show, such as totals.)
  */
@@ -351,7 +352,9 @@ export function registerResponseCache(app: FastifyInstance, store: Store, limits
     if (slot.hit || reply.statusCode !== 200) return payload;
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return payload;
     const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
-    const etag = strongEtag(body);
+    // A handler that knows its body's validator sets it (list pages, from their fragments' digests).
+    const preset = reply.getHeader('etag');
+    const etag = typeof preset === 'string' ? preset : strongEtag(body);
     reply.header('etag', etag);
     if (!caching || slot.skip) {
       if (!notModified(req, etag)) return body;

@@ -30,7 +30,7 @@ async function expectSameAsRenderEvent(json: EventListJson): Promise<void> {
   // A page: the items' bytes joined, redacted ones as given, then the rest of the document.
   const redacted = (e: { id: number }) => (e.id === items[0].id ? '{"redacted":true}' : null);
   const page = json.page('events', items, rel, '"total":7}', redacted);
-  expect(JSON.parse(page.toString())).toEqual({
+  expect(JSON.parse(page.body.toString())).toEqual({
     events: [{ redacted: true }, ...rendered.slice(1)],
     total: 7,
   });
@@ -83,5 +83,54 @@ describe('EventListJson', () => {
       ).status,
     ).toBe(200);
     await expectSameAsRenderEvent(json);
+    // Kept in too little room: the oldest fragments make way, and the items are still the same.
+    await expectSameAsRenderEvent(new EventListJson(h.app.config, 600));
+  });
+
+  it("a page's ETag follows its bytes: equal pages, kept or made afresh, share it; any change gives another", async () => {
+    for (let i = 0; i < 6; i++) {
+      await h.created('/events', {
+        title: `Event ${i}`,
+        start_date: `2027-04-0${i + 1} 10:00`,
+        end_date: `2027-04-0${i + 1} 11:00`,
+        venue: i % 2 ? US_VENUE : undefined,
+        categories: i % 3 ? ['Music'] : [],
+        tags: i % 2 ? ['live', 'free'] : ['free'],
+      });
+    }
+    const pageOf = async (json: EventListJson, redactFirst = false, rest = '"total":6}') => {
+      const { items } = await h.store.listEvents({ offset: 0, limit: 50, visibility });
+      const rel = await loadRelated(h.store, items, h.users.administrator);
+      return json.page('events', items, rel, rest, (e) =>
+        redactFirst && e.id === items[0].id ? '{"r":1}' : null,
+      );
+    };
+    const kept = new EventListJson(h.app.config);
+    const first = await pageOf(kept);
+    const again = await pageOf(kept);
+    const afresh = await pageOf(new EventListJson(h.app.config));
+    const unkeptHeads = await pageOf(new EventListJson(h.app.config, 32_000_000, false));
+    expect(first.etag).toMatch(/^"[\w-]{32}"$/);
+    for (const page of [again, afresh, unkeptHeads]) expect(page).toEqual(first);
+
+    const tags = new Set([first.etag]);
+    const changed = async (page: { body: Buffer; etag: string }) => {
+      expect(page.body).not.toEqual(first.body);
+      expect(tags.has(page.etag)).toBe(false);
+      tags.add(page.etag);
+    };
+    await changed(await pageOf(kept, true));
+    await changed(await pageOf(kept, false, '"total":7}'));
+    const { items } = await h.store.listEvents({ offset: 0, limit: 50, visibility });
+    const venueId = items.find((e) => e.venue_id)!.venue_id!;
+    expect(
+      (await h.call('PATCH', `/venues/${venueId}`, { as: 'administrator', body: { city: 'Bonn' } })).status,
+    ).toBe(200);
+    await changed(await pageOf(kept));
+    expect(
+      (await h.call('PATCH', `/events/${items[0].id}`, { as: 'administrator', body: { title: 'Renamed' } }))
+        .status,
+    ).toBe(200);
+    await changed(await pageOf(kept));
   });
 });

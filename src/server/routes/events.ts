@@ -79,10 +79,9 @@ export async function eventRoutes(app: RouteHost): Promise<void> {
         // The bytes of JSON.stringify({ events, ...envelope }), its items mostly from kept fragments.
         const redacted = (e: EventRecord) =>
           locked(e) ? JSON.stringify(renderEvent(e, rel, ctx.cfg, { single: false, redact: true })) : null;
-        return sendJsonText(
-          reply,
-          listJson.page('events', items, rel, JSON.stringify(envelope).slice(1), redacted),
-        );
+        const page = listJson.page('events', items, rel, JSON.stringify(envelope).slice(1), redacted);
+        reply.header('etag', page.etag);
+        return sendJsonText(reply, page.body);
       }
       const events = items.map((e) => renderEvent(e, rel, ctx.cfg, { single: false, redact: locked(e) }));
       const texts = (csv: CsvModule) =>
