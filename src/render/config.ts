@@ -15,8 +15,8 @@ export interface RenderConfigOptions {
   /** Currency shown for costs without a symbol (A.6); default `$`, prefix, `USD`. */
   currency?: { symbol: string; position: 'prefix' | 'postfix'; code: string };
   /**
-   * Characters of rendered event JSON kept for reuse by lists (src/render/event-json.ts); default
-   * 32,000,000 (~64 MB).
+   * Bytes of rendered event JSON kept for reuse by lists (src/render/event-json.ts); default
+   * 64,000,000 (the fragments of 10,000 typical events take ~40 MB).
    */
   renderCacheChars?: number;
   /**
@@ -52,7 +52,7 @@ export function resolveRenderConfig(o: RenderConfigOptions): Readonly<RenderConf
     host: trimSlash(site.hostname + site.pathname),
     siteTimezone,
     currency: o.currency ?? { symbol: '$', position: 'prefix' as const, code: 'USD' },
-    renderCacheChars: o.renderCacheChars ?? 32_000_000,
+    renderCacheChars: o.renderCacheChars ?? 64_000_000,
     renderCacheEvents: o.renderCacheEvents ?? true,
   });
 }

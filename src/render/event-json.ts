@@ -28,8 +28,10 @@ interface Fragment<R> {
   record: R;
   image: AttachmentRecord | undefined;
   bytes: Buffer;
-  /** sha256 of `bytes`, base64url: made when a page's ETag first needs it. */
+  /** sha256 of `bytes`, base64url (digestOf): made when a page's ETag first needs it. */
   digest?: string;
+  /** An event head's bytes without the closing brace, where an item's linked fields go on. */
+  open?: Buffer;
 }
 
 /** A list page's body and its strong ETag (RFC 9110 §8.8.3), a function of the body's bytes. */
@@ -49,16 +51,16 @@ const END = utf8(']}');
 
 export class EventListJson {
   readonly #cfg: RenderConfig;
-  readonly #maxChars: number;
+  readonly #maxBytes: number;
   readonly #keepHeads: boolean;
-  #chars = 0;
+  #bytes = 0;
   readonly #heads = new Map<number, Fragment<EventRecord>>();
   readonly #linked = new Map<number, Fragment<LinkedRecord>>();
   readonly #terms = new Map<number, Fragment<TermRecord>>();
 
-  constructor(cfg: RenderConfig, maxChars = cfg.renderCacheChars, keepHeads = cfg.renderCacheEvents) {
+  constructor(cfg: RenderConfig, maxBytes = cfg.renderCacheChars, keepHeads = cfg.renderCacheEvents) {
     this.#cfg = cfg;
-    this.#maxChars = maxChars;
+    this.#maxBytes = maxBytes;
     this.#keepHeads = keepHeads;
   }
 
@@ -105,7 +107,8 @@ export class EventListJson {
     };
     const { venue, organizers } = linkedOf(e, rel);
     // The head is an object: its closing brace gives way to the linked fields, in renderEvent's order.
-    out.push(head.bytes.subarray(0, -1), CATEGORIES);
+    head.open ??= head.bytes.subarray(0, -1);
+    out.push(head.open, CATEGORIES);
     tag?.push('F', digestOf(head));
     list(sortedTerms(e.category_ids, rel).map(term), '.');
     out.push(TAGS);
@@ -164,12 +167,12 @@ export class EventListJson {
     if (kept && sameFields(kept.record, record) && sameImage(kept.image, image)) return kept;
     const fragment: Fragment<R> = { record, image, bytes: render() };
     if (kept) {
-      this.#chars -= kept.bytes.length;
+      this.#bytes -= kept.bytes.length;
       fragments.delete(record.id);
     }
     this.#makeRoom(fragment.bytes.length);
     fragments.set(record.id, fragment);
-    this.#chars += fragment.bytes.length;
+    this.#bytes += fragment.bytes.length;
     return fragment;
   }
 
@@ -180,16 +183,17 @@ export class EventListJson {
   #makeRoom(bytes: number): void {
     for (const fragments of [this.#heads, this.#linked, this.#terms] as Map<number, Fragment<object>>[]) {
       for (const [id, fragment] of fragments) {
-        if (this.#chars + bytes <= this.#maxChars) return;
+        if (this.#bytes + bytes <= this.#maxBytes) return;
         fragments.delete(id);
-        this.#chars -= fragment.bytes.length;
+        this.#bytes -= fragment.bytes.length;
       }
     }
   }
 }
 
+/** 22 characters (132 bits, as the pipeline's entity hashes): a page's ETag hashes ~300 of them. */
 function digestOf(fragment: Fragment<object>): string {
-  fragment.digest ??= hash('sha256', fragment.bytes, 'base64url');
+  fragment.digest ??= hash('sha256', fragment.bytes, 'base64url').slice(0, 22);
   return fragment.digest;
 }
 

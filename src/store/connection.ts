@@ -41,6 +41,8 @@ export class Connection {
   #seenDataVersion = -1;
   /** When `data_version` was last read (performance.now()). */
   #lookedAt = -Infinity;
+  /** `lookThisTurn` looked in this turn of the event loop. */
+  #lookedThisTurn = false;
   #version = 0;
   readonly #remembered = new Map<string, { value: unknown; size: number; tables: Set<string> }>();
   #rememberedSize = 0;
@@ -143,9 +145,14 @@ export class Connection {
    */
   dataVersion(maxAgeMs = 0): number {
     // A caller that may see another process's commit a little late skips the PRAGMA (~12 µs: it takes
-    // SQLite's read lock) when it was read less than `maxAgeMs` ago; this connection's writes always count.
+    // SQLite's read lock) when it was read less than `maxAgeMs` ago, as does any read outside a
+    // transaction in a turn that `lookThisTurn` looked in; this connection's writes always count.
     const now = performance.now();
-    if (this.#runs === this.#seenRuns && now - this.#lookedAt < maxAgeMs) return this.#version;
+    if (
+      this.#runs === this.#seenRuns &&
+      (now - this.#lookedAt < maxAgeMs || (this.#lookedThisTurn && !this.db.isTransaction))
+    )
+      return this.#version;
     this.#lookedAt = now;
     const dataVersion = this.get<{ data_version: number }>('PRAGMA data_version')!.data_version;
     if (this.#runs !== this.#seenRuns || dataVersion !== this.#seenDataVersion) {
@@ -155,6 +162,25 @@ export class Connection {
       this.#version++;
     }
     return this.#version;
+  }
+
+  /**
+   * `dataVersion()` for the requests a server read from sockets: another process's commits are looked
+   * for once per turn of the event loop, and that look also serves the reads outside a transaction for
+   * the rest of the turn (the row memo's, kept lists': three PRAGMAs of a list page). The requests read
+   * in one turn were all there when its first look was taken (libuv polls them before it runs their
+   * callbacks), so an answer as of that look is as of a moment after each of them arrived, as a look of
+   * its own would be. A transaction always looks (its kept rows must be as of its snapshot).
+   */
+  lookThisTurn(): number {
+    const version = this.dataVersion();
+    if (!this.#lookedThisTurn) {
+      this.#lookedThisTurn = true;
+      setImmediate(() => {
+        this.#lookedThisTurn = false;
+      });
+    }
+    return version;
   }
 
   /**

@@ -103,8 +103,6 @@ export class SqliteStore implements Store {
   /** Opened for reading only (`readOnlyFallback`): every write fails with SQLITE_READONLY. */
   readonly readOnly: boolean;
   readonly #db: Connection;
-  /** `changeNumber` looked for other processes' commits in this turn of the event loop. */
-  #lookedThisTurn = false;
   readonly #events: SqliteEvents;
   readonly #linked: SqliteLinked;
   readonly #terms: SqliteTerms;
@@ -203,23 +201,11 @@ export class SqliteStore implements Store {
     return this.#call(() => this.#db.dataVersion());
   }
 
-  /**
-   * With `onceThisTurn`, another process's commits are looked for once per turn of the event loop
-   * (PRAGMA data_version, 10–40 µs in the server: the largest cost of a kept answer): the requests read
-   * from sockets in one turn were all there when the turn's first look was taken (libuv polls them
-   * before it runs their callbacks), so an answer as of that look is as of a moment after each of them
-   * arrived, as a look of its own would be. This connection's writes count at once, always.
-   */
+  /** With `onceThisTurn`, another process's commits are looked for once per turn (Connection.lookThisTurn). */
   changeNumber(opts?: { onceThisTurn?: boolean }): Promise<number> {
     return this.#call(() => {
-      const shared = opts?.onceThisTurn === true && this.#lookedThisTurn;
-      this.#db.dataVersion(shared ? Number.POSITIVE_INFINITY : 0);
-      if (opts?.onceThisTurn && !this.#lookedThisTurn) {
-        this.#lookedThisTurn = true;
-        setImmediate(() => {
-          this.#lookedThisTurn = false;
-        });
-      }
+      if (opts?.onceThisTurn) this.#db.lookThisTurn();
+      else this.#db.dataVersion();
       return this.#db.tables.now();
     });
   }

@@ -106,3 +106,41 @@ describe('rows kept across transactions (getInTransaction)', () => {
     c.close();
   });
 });
+
+describe("one look per turn for a server's socket requests (lookThisTurn)", () => {
+  const setUp = () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'calsync-turn-')), 'turn.db');
+    const db = new DatabaseSync(file);
+    db.exec('PRAGMA journal_mode = WAL; CREATE TABLE v (id INTEGER PRIMARY KEY, name TEXT)');
+    return { c: new Connection(db), other: new DatabaseSync(file) };
+  };
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  it("serves the turn's reads outside a transaction; the next turn, a transaction and its own writes look again", async () => {
+    const { c, other } = setUp();
+    const first = c.lookThisTurn();
+    other.prepare("INSERT INTO v VALUES (1, 'by another connection')").run();
+    // Later in the same turn: as of the turn's look.
+    expect(c.dataVersion()).toBe(first);
+    expect(c.lookThisTurn()).toBe(first);
+    // A transaction's kept rows must be as of its snapshot: it looks.
+    const inside = c.transaction(() => c.dataVersion());
+    expect(inside).toBeGreaterThan(first);
+    await nextTurn();
+    const second = c.lookThisTurn();
+    other.prepare("UPDATE v SET name = 'again' WHERE id = 1").run();
+    expect(c.dataVersion()).toBe(second);
+    await nextTurn();
+    // Without a look this turn every read looks.
+    expect(c.dataVersion()).toBeGreaterThan(second);
+    const third = c.dataVersion();
+    other.prepare("UPDATE v SET name = 'once more' WHERE id = 1").run();
+    expect(c.dataVersion()).toBeGreaterThan(third);
+    // This connection's own writes count at once, looked this turn or not.
+    const fourth = c.lookThisTurn();
+    c.run("UPDATE v SET name = 'own' WHERE id = 1");
+    expect(c.dataVersion()).toBeGreaterThan(fourth);
+    other.close();
+    c.close();
+  });
+});
