@@ -22,8 +22,9 @@ import { parseNested, registerBodyParsers } from './body.ts';
 import type { Config, ServerOptions } from './config.ts';
 import { type ApiCore, apiCore } from './core.ts';
 import { registerNotFound } from './error-pages.ts';
+import { serverAnsweringEarly } from './listener.ts';
 import { type DemoSchedule, pagesPlugin } from './pages/index.ts';
-import { registerKeptAnswers, registerResponseCache } from './response-cache.ts';
+import { type EarlyAnswer, registerKeptAnswers, registerResponseCache } from './response-cache.ts';
 import { feedRoutes } from './routes/feeds.ts';
 import { registerRoutes } from './routes/index.ts';
 import { oauthRoutes } from './routes/oauth.ts';
@@ -74,6 +75,8 @@ export async function buildApp(
   core: ApiCore = apiCore(options),
 ): Promise<FastifyInstance> {
   const { config } = core;
+  // Set once the response cache is registered below; the server takes no request before then.
+  let earlyAnswer: EarlyAnswer = () => false;
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: config.bodyLimit,
@@ -86,6 +89,7 @@ export async function buildApp(
     // req.ip (the throttle's key, the logs) from X-Forwarded-For only for the proxies configured.
     trustProxy: config.trustProxy,
     ...serverOptions(config.limits),
+    serverFactory: serverAnsweringEarly(() => earlyAnswer),
   });
   app.decorate('store', options.store);
   app.decorate('config', config);
@@ -94,7 +98,7 @@ export async function buildApp(
   app.decorateRequest('caller', null);
 
   // Kept answers to anonymous GETs, before all other hooks: they hold the headers those would set.
-  registerKeptAnswers(app, options.store, config.responseCache, core.publishDue);
+  earlyAnswer = registerKeptAnswers(app, options.store, config.responseCache, core.publishDue);
   // First of the other onRequest hooks: answers made by the hooks after it carry the headers too.
   await registerSecurityHeaders(app);
   await registerBodyParsers(app, config.bodyLimit);

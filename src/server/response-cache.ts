@@ -30,14 +30,14 @@
  * Last-Modified: a list's bytes also change with data its items do not show, such as totals.)
  */
 import { createHash } from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { Socket } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { formatUtcNow, utcToLocal } from '../model/datetime.ts';
 import type { Store } from '../store/store.ts';
 import type { Config } from './config.ts';
 import { type Coding, compress, MIN_COMPRESS_BYTES, pickCoding } from './content-coding.ts';
-import type { MediaType } from './formats/negotiate.ts';
+import { type MediaType, negotiate } from './formats/negotiate.ts';
 import { negotiated } from './routes/respond.ts';
 
 export interface ResponseCacheLimits {
@@ -97,6 +97,8 @@ export class ResponseCache {
   /** Answers served from here, and answers looked up here but made again. */
   hits = 0;
   misses = 0;
+  /** Of the hits, those answered before routing (`registerKeptAnswers`'s EarlyAnswer). */
+  earlyHits = 0;
 
   constructor(limits: ResponseCacheLimits) {
     this.#limits = limits;
@@ -188,10 +190,10 @@ function sizeOf(entry: Kept): number {
 /** Answers worth a content coding: large enough, and text. */
 const COMPRESSIBLE = /^(?:text\/|application\/(?:json|xml|javascript|[\w.+-]*\+(?:json|xml))\b)/i;
 
-function codingFor(req: FastifyRequest, entry: Entry): Coding | null {
+function codingFor(acceptEncoding: string | undefined, entry: Entry): Coding | null {
   if (entry.body.length < MIN_COMPRESS_BYTES) return null;
   if (!COMPRESSIBLE.test(String(entry.headers['content-type'] ?? ''))) return null;
-  return pickCoding(req.headers['accept-encoding']);
+  return pickCoding(acceptEncoding);
 }
 
 /** Headers of a body sent in `coding`, made here: @fastify/compress then leaves it alone. */
@@ -213,24 +215,51 @@ export function uncacheable(reply: { request: Pick<FastifyRequest, 'responseCach
 }
 
 /**
+ * What the server's request listener asks before Fastify routes a request (app.ts): true once it has
+ * written the answer, false (at once or later) when the request must go to Fastify.
+ */
+export type EarlyAnswer = (req: IncomingMessage, res: ServerResponse) => Promise<boolean> | false;
+
+/** The most URLs `registerKeptAnswers` remembers as taken by the router to a kept route. */
+const MAX_ROUTED_URLS = 10_000;
+
+/**
  * The cache, and the first of the root `onRequest` hooks: an anonymous GET whose answer is kept is
  * answered there, before the security headers, authentication and the rest of the hooks run (the kept
  * headers hold what those set: helmet's, the common ones). What the hooks it skips would decide for such
  * a request is known without them: no `Authorization` header is the anonymous caller and no credentials
  * for the throttle, a GET is no cross-site write, and `publishDue` runs first here too. Anything else
  * (a miss, a caller) goes the whole way, to `registerResponseCache`'s hook.
+ *
+ * Returns the same answer for the server's request listener, before routing: for a URL the hook has
+ * answered from the cache (so the router takes exactly that URL to a kept route, with those formats),
+ * the same key, the same checks and the same bytes, without Fastify's routing, request objects and
+ * logger (~a quarter of a kept page's CPU).
  */
 export function registerKeptAnswers(
   app: FastifyInstance,
   store: Store,
   limits: ResponseCacheLimits,
   publishDue: () => Promise<void>,
-): ResponseCache {
+): EarlyAnswer {
   const cache = new ResponseCache(limits);
   app.decorate('responseCache', cache);
   app.decorateRequest('responseCacheSlot', null);
-  if (limits.maxEntries === 0) return cache;
+  if (limits.maxEntries === 0) return () => false;
   const stale = staleIn(store);
+  const lookUp = (key: string, socket: boolean) =>
+    publishDue()
+      .then(() => store.changeNumber({ onceThisTurn: socket }))
+      .then(async (since) => ({ since, entry: await cache.peek(key, stale) }));
+
+  /** Raw URLs the hook answered from the cache, and their route's formats. */
+  const routed = new Map<string, readonly MediaType[]>();
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true; // Fastify answers 503 from now on (return503OnClosing)
+    done();
+  });
+
   app.addHook('onRequest', (req, reply, done) => {
     if (req.headers.authorization !== undefined || (req.method !== 'GET' && req.method !== 'HEAD'))
       return done();
@@ -239,17 +268,41 @@ export function registerKeptAnswers(
     const format = negotiated(req, config.formats);
     if (format === null) return done();
     const key = keyOf(app.config, null, format, req.url);
-    publishDue()
-      .then(() => store.changeNumber({ onceThisTurn: fromSocket(req) }))
-      .then(async (since) => {
-        const entry = await cache.peek(key, stale);
-        if (!entry) return done();
-        if (sendDirect(req, reply, entry)) return;
-        answerKept(cache, req, reply, { key, since, hit: true, skip: false, tables: new Set() }, entry);
-      }, done);
+    lookUp(key, fromSocket(req)).then(({ since, entry }) => {
+      if (!entry) return done();
+      // `?ical=` chooses the format by the query, which the early answer does not read.
+      if ((req.query as Record<string, unknown>).ical === undefined) {
+        if (routed.size >= MAX_ROUTED_URLS) routed.clear();
+        routed.set(req.url, config.formats ?? DEFAULT_FORMATS);
+      }
+      if (
+        req.method === 'GET' &&
+        quiet(req.log) &&
+        sendDirect(req.headers, reply.raw, entry, () => reply.hijack())
+      )
+        return;
+      answerKept(cache, req, reply, { key, since, hit: true, skip: false, tables: new Set() }, entry);
+    }, done);
   });
-  return cache;
+
+  return (req, res) => {
+    if (closing || req.method !== 'GET' || req.headers.authorization !== undefined) return false;
+    // A GET with a body is left to Fastify, which reads (or refuses) it.
+    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+      return false;
+    const formats = routed.get(req.url ?? '');
+    if (formats === undefined || !quiet(app.log)) return false;
+    const format = negotiate(req.headers.accept, false, formats);
+    if (format === null) return false;
+    return lookUp(keyOf(app.config, null, format, req.url!), true).then(({ entry }) => {
+      if (entry === undefined || !sendDirect(req.headers, res, entry)) return false;
+      cache.earlyHits++;
+      return true;
+    });
+  };
 }
+
+const DEFAULT_FORMATS: readonly MediaType[] = ['json', 'xml'];
 
 /** The cache key: the caller (0 for anonymous), the site-local date, the representation, the URL. */
 const keyOf = (cfg: Config, caller: { id: number } | null, format: MediaType, url: string) =>
@@ -265,28 +318,33 @@ const fromSocket = (req: FastifyRequest) => req.raw.socket instanceof Socket;
 const staleIn = (store: Store) => (entry: Kept) => store.changedSince(entry.tables, entry.since);
 
 /** Requests are not logged at `info` (pino's level check; Fastify's logger when off has none). */
-function quiet(req: FastifyRequest): boolean {
-  const log = req.log as { isLevelEnabled?: (level: string) => boolean; level?: string };
+function quiet(logger: unknown): boolean {
+  const log = logger as { isLevelEnabled?: (level: string) => boolean; level?: string };
   return log.isLevelEnabled ? !log.isLevelEnabled('info') : log.level === undefined || log.level === 'silent';
 }
 
 /**
- * A kept 200 whose bytes are ready, written to the socket directly: the onSend hooks would set the
- * headers it holds again (app.ts's common headers, Vary) and leave the rest alone (no challenge, no
- * 401, a coded body), and Fastify's part of a send was ~a third of a kept compressed page's CPU. Not
- * when requests are logged at `info` (Fastify logs "request completed" only for answers it sends).
+ * A kept 200 whose bytes are ready, written to the socket directly (after `take`, which takes the
+ * response from Fastify, when it has it): the onSend hooks would set the headers it holds again (app.ts's
+ * common headers, Vary) and leave the rest alone (no challenge, no 401, a coded body), and Fastify's part
+ * of a send was ~a third of a kept compressed page's CPU. For GETs only, and not when requests are logged
+ * at `info` (Fastify logs "request completed" only for answers it sends); the caller checks both.
  */
-function sendDirect(req: FastifyRequest, reply: FastifyReply, entry: Kept): boolean {
-  if (req.method !== 'GET' || entry.status !== 200 || !quiet(req)) return false;
-  if (notModified(req, entry.headers.etag)) return false;
-  const coding = codingFor(req, entry);
+function sendDirect(
+  headers: IncomingHttpHeaders,
+  res: ServerResponse,
+  entry: Kept,
+  take: () => void = () => {},
+): boolean {
+  if (entry.status !== 200 || etagMatches(headers['if-none-match'], entry.headers.etag)) return false;
+  const coding = codingFor(headers['accept-encoding'], entry);
   const bytes = coding === null ? entry.body : entry.ready[coding];
   if (!bytes) return false;
-  const headers: OutgoingHttpHeaders = { ...entry.headers, 'content-length': bytes.length };
-  if (coding !== null) headers['content-encoding'] = coding;
-  reply.hijack();
-  reply.raw.writeHead(200, headers);
-  reply.raw.end(bytes);
+  const out: OutgoingHttpHeaders = { ...entry.headers, 'content-length': bytes.length };
+  if (coding !== null) out['content-encoding'] = coding;
+  take();
+  res.writeHead(200, out);
+  res.end(bytes);
   return true;
 }
 
@@ -298,7 +356,7 @@ function answerKept(cache: ResponseCache, req: FastifyRequest, reply: FastifyRep
     reply.code(304).send();
     return;
   }
-  const coding = codingFor(req, entry);
+  const coding = codingFor(req.headers['accept-encoding'], entry);
   if (coding === null) reply.send(entry.body);
   else if (entry.ready[coding]) markCoded(reply, coding).send(entry.ready[coding]);
   else
@@ -377,7 +435,7 @@ export function registerResponseCache(app: FastifyInstance, store: Store, limits
       return '';
     }
     // Compressed once, off the event loop, and kept for the next clients asking for the same coding.
-    const coding = codingFor(req, kept);
+    const coding = codingFor(req.headers['accept-encoding'], kept);
     if (coding === null) return body;
     const coded = await cache.coded(slot.key, kept, coding).catch(() => null);
     if (coded === null) return body;

@@ -276,6 +276,54 @@ describe('response cache, by what changed', () => {
     await h.app.close();
   });
 
+  it('over a socket, a kept answer is sent before routing: the same bytes, never stale, 304s and callers left to the routes', async () => {
+    const h = await makeApp();
+    for (let i = 0; i < 3; i++) await h.created('/events', event(`Event ${i}`));
+    const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    const read = async (headers: Record<string, string> = {}) => {
+      const res = await request(`${origin}${NS}/events`, { headers });
+      const { date: _date, ...rest } = res.headers;
+      return { status: res.statusCode, headers: rest, body: await res.body.text() };
+    };
+    const cache = h.app.responseCache;
+    const made = await read(); // by the handler, and kept
+    const hooked = await read(); // by the first hook, which marks the URL as routed to a kept answer
+    expect(cache.earlyHits).toBe(0);
+    const early = await read();
+    expect(cache.earlyHits).toBe(1);
+    expect(early).toEqual(hooked);
+    expect(early).toEqual(made);
+
+    // A write: the next read goes to the routes and shows it.
+    await h.created('/events', event('Later'));
+    const after = await read();
+    expect(titles(JSON.parse(after.body))).toContain('Later');
+    expect(cache.earlyHits).toBe(1);
+    expect(await read()).toEqual(after);
+    expect(cache.earlyHits).toBe(2);
+    // A conditional GET is answered 304 by the hook, a caller by the routes.
+    expect((await read({ 'if-none-match': String(after.headers.etag) })).status).toBe(304);
+    const admin = await read(h.auth('administrator'));
+    expect(admin.status).toBe(200);
+    expect(cache.earlyHits).toBe(2);
+    await h.app.close();
+  });
+
+  it('requests logged at info go through Fastify, which logs each one', async () => {
+    const lines: string[] = [];
+    const h = await makeApp({
+      logger: { level: 'info', stream: { write: (line: string) => lines.push(line) } },
+    });
+    await h.created('/events', event('Logged'));
+    const origin = await h.app.listen({ host: '127.0.0.1', port: 0 });
+    for (let i = 0; i < 4; i++) expect((await request(`${origin}${NS}/events`)).statusCode).toBe(200);
+    expect(h.app.responseCache.earlyHits).toBe(0);
+    expect(
+      lines.filter((line) => line.includes('request completed') && line.includes('"statusCode":200')),
+    ).toHaveLength(4);
+    await h.app.close();
+  });
+
   it('kept coded answers over a socket: the same headers and bytes each time, in each coding', async () => {
     const h = await makeApp();
     for (let i = 0; i < 12; i++) await h.created('/events', event(`Event ${i} ${'x'.repeat(200)}`));
