@@ -143,14 +143,15 @@ export class Connection {
    * between, so anything computed from the data under one answer is still good (`remember`, the
    * server's response cache). Costs one PRAGMA: ~4 µs alone, ~13 µs measured in the server.
    */
-  dataVersion(maxAgeMs = 0): number {
+  dataVersion(maxAgeMs = 0, shareTurn = true): number {
     // A caller that may see another process's commit a little late skips the PRAGMA (~12 µs: it takes
     // SQLite's read lock) when it was read less than `maxAgeMs` ago, as does any read outside a
-    // transaction in a turn that `lookThisTurn` looked in; this connection's writes always count.
+    // transaction in a turn that `lookThisTurn` looked in (unless `shareTurn` is false: a request not read
+    // from a socket); this connection's writes always count.
     const now = performance.now();
     if (
       this.#runs === this.#seenRuns &&
-      (now - this.#lookedAt < maxAgeMs || (this.#lookedThisTurn && !this.db.isTransaction))
+      (now - this.#lookedAt < maxAgeMs || (shareTurn && this.#lookedThisTurn && !this.db.isTransaction))
     )
       return this.#version;
     this.#lookedAt = now;

@@ -201,11 +201,15 @@ export class SqliteStore implements Store {
     return this.#call(() => this.#db.dataVersion());
   }
 
-  /** With `onceThisTurn`, another process's commits are looked for once per turn (Connection.lookThisTurn). */
+  /**
+   * With `onceThisTurn` (a request read from a socket), another process's commits are looked for once per
+   * turn (Connection.lookThisTurn); without it, now (an injected request, made in the middle of a turn by
+   * code that may have just written through another connection).
+   */
   changeNumber(opts?: { onceThisTurn?: boolean }): Promise<number> {
     return this.#call(() => {
       if (opts?.onceThisTurn) this.#db.lookThisTurn();
-      else this.#db.dataVersion();
+      else this.#db.dataVersion(0, false);
       return this.#db.tables.now();
     });
   }

@@ -123,9 +123,14 @@ describe("one look per turn for a server's socket requests (lookThisTurn)", () =
     // Later in the same turn: as of the turn's look.
     expect(c.dataVersion()).toBe(first);
     expect(c.lookThisTurn()).toBe(first);
+    // A caller that must not share the turn's look (an injected request) looks now.
+    const now = c.dataVersion(0, false);
+    expect(now).toBeGreaterThan(first);
+    other.prepare("INSERT INTO v VALUES (2, 'later still')").run();
+    expect(c.dataVersion()).toBe(now);
     // A transaction's kept rows must be as of its snapshot: it looks.
     const inside = c.transaction(() => c.dataVersion());
-    expect(inside).toBeGreaterThan(first);
+    expect(inside).toBeGreaterThan(now);
     await nextTurn();
     const second = c.lookThisTurn();
     other.prepare("UPDATE v SET name = 'again' WHERE id = 1").run();
