@@ -34,7 +34,7 @@ async function run(mode: 'inject' | 'in-process', round: number) {
   const options = {
     store,
     responseCache: { maxEntries: 0, maxBytes: 0 },
-    renderCacheChars: 4_000_000,
+    renderCacheBytes: 4_000_000,
     renderCacheEvents: false,
     schemes: { local: async () => user },
   };

@@ -84,7 +84,7 @@ async function localTransport(store: Store, options: LocalTargetOptions, label: 
     responseCache: { maxEntries: 0, maxBytes: 0 },
     // Nor does keeping rendered events: an import renders each once, and would keep them all. Their
     // venues, organizers and terms are in thousands of answers, and their JSON is kept (~1 KB each).
-    renderCacheChars: 4_000_000,
+    renderCacheBytes: 4_000_000,
     renderCacheEvents: false,
     schemes: { local: async () => user },
   };

@@ -18,7 +18,7 @@ export interface RenderConfigOptions {
    * Bytes of rendered event JSON kept for reuse by lists (src/render/event-json.ts); default
    * 64,000,000 (the fragments of 10,000 typical events take ~40 MB).
    */
-  renderCacheChars?: number;
+  renderCacheBytes?: number;
   /**
    * Whether that includes the JSON of each event's own fields; default true. A bulk writer that reads
    * nothing back (the local import target) renders each event once, but the same few venues, organizers
@@ -34,7 +34,7 @@ export interface RenderConfig {
   host: string;
   siteTimezone: string;
   currency: { symbol: string; position: 'prefix' | 'postfix'; code: string };
-  renderCacheChars: number;
+  renderCacheBytes: number;
   renderCacheEvents: boolean;
 }
 
@@ -52,7 +52,7 @@ export function resolveRenderConfig(o: RenderConfigOptions): Readonly<RenderConf
     host: trimSlash(site.hostname + site.pathname),
     siteTimezone,
     currency: o.currency ?? { symbol: '$', position: 'prefix' as const, code: 'USD' },
-    renderCacheChars: o.renderCacheChars ?? 64_000_000,
+    renderCacheBytes: o.renderCacheBytes ?? 64_000_000,
     renderCacheEvents: o.renderCacheEvents ?? true,
   });
 }

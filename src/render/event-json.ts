@@ -58,7 +58,7 @@ export class EventListJson {
   readonly #linked = new Map<number, Fragment<LinkedRecord>>();
   readonly #terms = new Map<number, Fragment<TermRecord>>();
 
-  constructor(cfg: RenderConfig, maxBytes = cfg.renderCacheChars, keepHeads = cfg.renderCacheEvents) {
+  constructor(cfg: RenderConfig, maxBytes = cfg.renderCacheBytes, keepHeads = cfg.renderCacheEvents) {
     this.#cfg = cfg;
     this.#maxBytes = maxBytes;
     this.#keepHeads = keepHeads;

@@ -38,7 +38,7 @@ import type { Store } from '../store/store.ts';
 import type { Config } from './config.ts';
 import { type Coding, compress, MIN_COMPRESS_BYTES, pickCoding } from './content-coding.ts';
 import { type MediaType, negotiate } from './formats/negotiate.ts';
-import { negotiated } from './routes/respond.ts';
+import { DEFAULT_FORMATS, negotiated } from './routes/respond.ts';
 
 export interface ResponseCacheLimits {
   /** Entries kept; 0 turns the cache off. */
@@ -301,8 +301,6 @@ export function registerKeptAnswers(
     });
   };
 }
-
-const DEFAULT_FORMATS: readonly MediaType[] = ['json', 'xml'];
 
 /** The cache key: the caller (0 for anonymous), the site-local date, the representation, the URL. */
 const keyOf = (cfg: Config, caller: { id: number } | null, format: MediaType, url: string) =>

@@ -14,10 +14,13 @@ export interface Alternatives {
   csv?: () => Promise<string>;
 }
 
+/** What a route answers in when its spec names no formats. */
+export const DEFAULT_FORMATS: readonly MediaType[] = ['json', 'xml'];
+
 /** The format this request asks for among `available`, or null when none fits. */
 export function negotiated(
   req: ApiRequest,
-  available: readonly MediaType[] = ['json', 'xml'],
+  available: readonly MediaType[] = DEFAULT_FORMATS,
 ): MediaType | null {
   const q = req.query as Record<string, unknown>;
   const ical = q.ical === '1' || q.ical === 'true';
@@ -25,7 +28,7 @@ export function negotiated(
 }
 
 /** The format to answer in, decided before any work is done; 406 when none fits. */
-export function pickFormat(req: ApiRequest, available: readonly MediaType[] = ['json', 'xml']): MediaType {
+export function pickFormat(req: ApiRequest, available: readonly MediaType[] = DEFAULT_FORMATS): MediaType {
   const type = negotiated(req, available);
   if (!type) {
     throw new ApiError(406, 'rest_not_acceptable', 'None of the requested media types is available.', {
