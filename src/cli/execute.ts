@@ -68,6 +68,8 @@ export async function execute(
       stateBackend: options.stateBackend,
       openTarget: () => target.open({ logger: log }),
       targetIsNew: target.isNew?.(),
+      // The local target's store has an id of its own; a remote site has none.
+      targetHasInstance: !target.remote,
       dryRun: options.dryRun,
       forceDelete: options.forceDelete,
       // Reproducible runs (tests, re-running last night's job): the recurrence window is around this instant.

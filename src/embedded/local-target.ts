@@ -17,7 +17,7 @@ import type { AppOptions } from '../server/app.ts';
 import { storageError } from '../server/errors.ts';
 import { type InProcessApi, inProcessApi } from '../server/in-process.ts';
 import { describeFault, storageFault } from '../store/errors.ts';
-import { openSqliteStore } from '../store/sqlite.ts';
+import { SqliteStore } from '../store/sqlite.ts';
 import type { Store, UserRecord } from '../store/store.ts';
 import { createTarget } from '../writer/api-target.ts';
 import type { RequesterOptions } from '../writer/requester.ts';
@@ -55,9 +55,11 @@ export interface LocalTargetOptions extends Omit<RequesterOptions, 'queue'> {
 
 export async function openLocalTarget(options: LocalTargetOptions): Promise<Target> {
   const dataFile = resolve(options.dataFile);
-  const store = openSqliteStore(dataFile, { pages: IMPORT_PAGES });
+  const store = SqliteStore.open(dataFile, { pages: IMPORT_PAGES });
   let transport: Transport;
+  let instance: string;
   try {
+    instance = await store.instance();
     transport = await localTransport(store, options, `local ${options.dataFile}`);
   } catch (err) {
     await store.close();
@@ -70,6 +72,7 @@ export async function openLocalTarget(options: LocalTargetOptions): Promise<Targ
     concurrency: options.concurrency ?? LOCAL_CONCURRENCY,
     namespace: NAMESPACE,
     label: transport.label,
+    instance,
   });
 }
 

@@ -50,6 +50,11 @@ export interface RunOptions {
    * state file then plans creates without opening it, which would create the file.
    */
   targetIsNew?: boolean;
+  /**
+   * The target says which store it is (Target.instance: the local target): the run opens it first and binds
+   * the sync state to it (`bindState`).
+   */
+  targetHasInstance?: boolean;
   dryRun?: boolean;
   forceDelete?: boolean;
   now?: Date;
@@ -91,12 +96,27 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       options.dryRun && !(await backend.exists(spec.stateFile))
         ? undefined
         : await openState(backend, spec.stateFile);
+
+    // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.
+    const open = async () => {
+      if (!target) {
+        target = await options.openTarget();
+        await target.checkAccess();
+      }
+      return target;
+    };
+    const stale = state && options.targetHasInstance ? await bindState(state, open, options) : false;
+    if (stale)
+      log?.warn(
+        `sync state ${spec.stateFile} was recorded for another calendar database (the data file was deleted or replaced since): what it knew is forgotten, items are matched on the target by slug and name`,
+      );
     const window = {
       from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
       to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
     };
     const fingerprints = cacheFingerprints(spec, window);
-    const cache = spec.source.url && state ? await conditional(state, spec, fingerprints) : undefined;
+    const cache =
+      spec.source.url && state && !stale ? await conditional(state, spec, fingerprints) : undefined;
     const base = {
       pipeline: spec.name,
       runId,
@@ -159,15 +179,6 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       return whole;
     };
     if (source) takeWhole(source);
-
-    // The target is opened before the plan only when the plan needs to read it; a dry run reads, never writes.
-    const open = async () => {
-      if (!target) {
-        target = await options.openTarget();
-        await target.checkAccess();
-      }
-      return target;
-    };
 
     /** The writes: counted, logged and reported as each settles. */
     const writing = async (written: RunState, total: () => number, batched: boolean) => {
@@ -262,8 +273,9 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       if (!source) source = takeWhole(await wholeOf(stream as NonNullable<typeof stream>));
       const mapped = mapRecords(source.records, mapping, source.standalone);
       problems = [...source.problems, ...mapped.problems];
-      let items = (await state?.items(spec.name)) ?? [];
-      const canRebuild = state !== undefined || !options.targetIsNew;
+      let items = (!stale && (await state?.items(spec.name))) || [];
+      // A dry run to a store not made yet finds nothing there, and opening it would make the file.
+      const canRebuild = !(options.dryRun && options.targetIsNew);
       if (canRebuild && items.length === 0 && mapped.entities.length > 0) {
         // A state that knows nothing of this pipeline (first run, or its file was lost): what an earlier run
         // wrote is recognised on the target by slug and natural key and taken over, not created again. A dry
@@ -364,6 +376,27 @@ async function conditional(
   if ((await state.interrupted(spec.name)) || (await state.lastRunFailed(spec.name))) return undefined;
   if (Object.values(await state.counts(spec.name)).every((n) => !n)) return undefined;
   return { etag: cache.etag, lastModified: cache.lastModified };
+}
+
+/**
+ * The sync state's ids are ids in one store. Bound to the store the target says it is (Target.instance), a
+ * state left from a store that is gone (the data file deleted or replaced) forgets what it knew there, so
+ * that the plan takes over what the store has by slug and name and creates the rest instead of calling it
+ * unchanged. True when the state's items are to be taken as none; a dry run only asks.
+ */
+async function bindState(
+  state: RunState,
+  open: () => Promise<Target>,
+  options: RunOptions,
+): Promise<boolean> {
+  if (options.dryRun) {
+    // Not opened when new: that would make the file. Nothing the state knows is in a store not made yet.
+    if (options.targetIsNew) return true;
+    const bound = await state.boundInstance();
+    return bound !== undefined && bound !== (await open()).instance;
+  }
+  const { instance } = await open();
+  return instance ? state.bind(instance, options.targetIsNew ?? false) : false;
 }
 
 /**

@@ -23,6 +23,9 @@ export interface RunState {
   counts(pipeline: string): Awaitable<Partial<Record<Kind, number>>>;
   put(pipeline: string, item: StateItem, now?: Date): void;
   forget(pipeline: string, kind: Kind, key: string): void;
+  /** sync-state.ts `bind`: the store the ids are in; true when what the state knew was forgotten. */
+  bind(instance: string, fresh: boolean): Awaitable<boolean>;
+  boundInstance(): Awaitable<string | undefined>;
   sourceCache(pipeline: string): Awaitable<SourceCache | undefined>;
   setSourceCache(pipeline: string, cache: SourceCache | undefined, now?: Date): Awaitable<void>;
   startRun(id: string, pipeline: string, now?: Date): Awaitable<void>;

@@ -59,6 +59,8 @@ const MIGRATIONS: readonly string[] = [
    DROP TABLE items;
    ALTER TABLE items_v3 RENAME TO items;
    CREATE UNIQUE INDEX items_key ON items (pipeline, kind, key);`,
+  // 4: which store the ids are in (Target.instance, sync-state.ts `bind`).
+  `CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

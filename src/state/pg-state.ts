@@ -69,6 +69,8 @@ const MIGRATIONS: readonly string[] = [
      updated_utc text NOT NULL,
      PRIMARY KEY (target, pipeline)
    );`,
+  // 2: which store a target's ids are in (Target.instance, sync-state.ts `bind`).
+  `CREATE TABLE calsync_state_instances (target text PRIMARY KEY, instance text NOT NULL);`,
 ];
 
 export const PG_SCHEMA_VERSION = MIGRATIONS.length;
@@ -352,6 +354,55 @@ export class PgSyncState implements RunState {
       await this.#client.query('ROLLBACK');
       throw err;
     }
+  }
+
+  /** sync-state.ts `bind`, for this target; the row lock keeps two runs binding at once apart. */
+  async bind(instance: string, fresh: boolean): Promise<boolean> {
+    await this.#commit();
+    await this.#client.query('BEGIN');
+    try {
+      await this.#client.query(
+        'INSERT INTO calsync_state_instances VALUES ($1, $2) ON CONFLICT (target) DO NOTHING',
+        [this.target, fresh ? '' : instance],
+      );
+      const { rows } = await this.#client.query<{ instance: string }>(
+        'SELECT instance FROM calsync_state_instances WHERE target = $1 FOR UPDATE',
+        [this.target],
+      );
+      const bound = rows[0].instance;
+      // '' stands for "none recorded, and the store is new": stale if the state knows any item.
+      const stale =
+        bound === ''
+          ? (
+              await this.#client.query('SELECT 1 FROM calsync_state_items WHERE target = $1 LIMIT 1', [
+                this.target,
+              ])
+            ).rowCount !== 0
+          : bound !== instance;
+      if (stale) {
+        await this.#client.query('DELETE FROM calsync_state_items WHERE target = $1', [this.target]);
+        await this.#client.query('DELETE FROM calsync_state_sources WHERE target = $1', [this.target]);
+      }
+      if (bound !== instance)
+        await this.#client.query('UPDATE calsync_state_instances SET instance = $2 WHERE target = $1', [
+          this.target,
+          instance,
+        ]);
+      await this.#client.query('COMMIT');
+      return stale;
+    } catch (err) {
+      await this.#client.query('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async boundInstance(): Promise<string | undefined> {
+    await this.#commit();
+    const { rows } = await this.#client.query<{ instance: string }>(
+      'SELECT instance FROM calsync_state_instances WHERE target = $1',
+      [this.target],
+    );
+    return rows[0]?.instance;
   }
 
   async sourceCache(pipeline: string): Promise<SourceCache | undefined> {

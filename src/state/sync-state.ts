@@ -211,6 +211,40 @@ export class SyncState {
     return Number(changes);
   }
 
+  /**
+   * Records that the ids the state holds are ids in store `instance` (Target.instance), and answers
+   * whether what it knew had to be forgotten: when it recorded another instance, or knows items while
+   * the store is `fresh` (its file was just made), its ids are in a store that is gone — the data file was
+   * deleted or replaced. Then every pipeline's items and source validators go (their runs stay), and the
+   * next plan takes over what the store has by slug and name and creates the rest.
+   */
+  bind(instance: string, fresh: boolean): boolean {
+    this.#commit();
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const bound = this.boundInstance();
+      const stale = bound
+        ? bound !== instance
+        : fresh && this.#db.prepare('SELECT 1 FROM items LIMIT 1').get() !== undefined;
+      if (stale) this.#db.exec('DELETE FROM items; DELETE FROM sources;');
+      if (bound !== instance)
+        this.#db.prepare(`INSERT OR REPLACE INTO meta VALUES ('instance', ?)`).run(instance);
+      this.#db.exec('COMMIT');
+      return stale;
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  /** The store instance recorded by `bind`, if any. */
+  boundInstance(): string | undefined {
+    const row = this.#db.prepare(`SELECT value FROM meta WHERE name = 'instance'`).get() as
+      | { value: string }
+      | undefined;
+    return row?.value;
+  }
+
   /** Replaces the items of a pipeline at once (`npm run state -- rebuild`); its runs are kept. */
   replaceItems(pipeline: string, items: readonly StateItem[], now = new Date()): void {
     this.#commit();

@@ -17,6 +17,7 @@
  *   the contract's case-insensitive substring search (B.5) for words of ≥ 3 characters. Triggers
  *   queue changed events in `events_fts_pending`; the store indexes the queue before a search.
  */
+import { randomUUID } from 'node:crypto';
 import type { DatabaseSync } from 'node:sqlite';
 import { StoreError } from './errors.ts';
 
@@ -339,6 +340,16 @@ export const MIGRATIONS: readonly Migration[] = [
     description: "the currency code of an event's cost",
     // ISO 4217 (`EUR`), as TEC's `_EventCurrencyCode`; `''` for the events stored before it existed.
     up: (db) => db.exec(`ALTER TABLE events ADD COLUMN currency_code TEXT NOT NULL DEFAULT ''`),
+  },
+  {
+    version: 7,
+    description: "the store's instance id",
+    // Random, made once per database file: a sync state records the instance its ids belong to, and
+    // forgets them when the data file was deleted or replaced (state/sync-state.ts `bind`).
+    up: (db) => {
+      db.exec('CREATE TABLE store_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) STRICT');
+      db.prepare(`INSERT INTO store_meta VALUES ('instance', ?)`).run(randomUUID());
+    },
   },
 ];
 

@@ -594,6 +594,13 @@ export class SqliteStore implements Store {
   signingKey(name: string, generate: () => Uint8Array): Promise<Uint8Array> {
     return this.#call(() => this.#oauth.signingKey(name, generate));
   }
+
+  /** The random id this database file was given when it was made (migration 7): which store this is. */
+  instance(): Promise<string> {
+    return this.#call(
+      () => this.#db.get<{ value: string }>(`SELECT value FROM store_meta WHERE name = 'instance'`)!.value,
+    );
+  }
 }
 
 /** Whether the file (or, before it exists, its directory) can be written. */

@@ -23,6 +23,8 @@ export interface TargetOptions extends RequesterOptions {
   namespace: string;
   /** For messages and the report (Target.label). */
   label: string;
+  /** Target.instance. */
+  instance?: string;
 }
 
 type Doc = Record<string, unknown>;
@@ -209,6 +211,7 @@ export function createTarget(transport: Transport, options: TargetOptions): Targ
 
   return {
     label: options.label,
+    instance: options.instance,
     capabilities,
     checkAccess,
     create,

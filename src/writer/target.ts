@@ -47,6 +47,12 @@ export type RemovalMode = 'draft' | 'trash' | 'delete';
 export interface Target {
   /** For messages and the report: `local data/calendar.db`, `https://site/wp-json (tribe/events/v1)`. */
   readonly label: string;
+  /**
+   * Which store the target is (the local target: its database file's random id). The sync state's ids
+   * are ids in one store; a state recorded for another instance is forgotten (run.ts `bindState`).
+   * Absent for a remote site, which has no such id.
+   */
+  readonly instance?: string;
   readonly capabilities: TargetCapabilities;
   /**
    * Creates an item; `body` is a complete write body (contract B.6.2, B.10.1, B.11) with ids for

@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
 import { eventSlug, eventTimes } from '../../src/pipeline/map.ts';
+import type { Plan } from '../../src/pipeline/plan.ts';
 import type { RunReport } from '../../src/pipeline/report.ts';
 import { readIcs } from '../../src/sources/ics/index.ts';
+import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { tempDir } from '../writer/setup.ts';
 import { NOW, runCli, SAMPLE_ICS, snapshotOf } from './helpers.ts';
 
@@ -149,5 +151,34 @@ describe('npm run import -- samples/community-calendar.ics', () => {
     // And the state is whole again: the next run writes nothing.
     await runCli(importMain, [SAMPLE_ICS, '--data', data, '--report', join(dir.dir, 'after-lost.json')]);
     expect(writes(await report(join(dir.dir, 'after-lost.json')))).toBe(0);
+  });
+
+  it('imports everything again into a new data file, though the sync state beside it is from the old one', async () => {
+    const before = await snapshotOf(data);
+    const again = (name: string, ...flags: string[]) =>
+      runCli(importMain, [SAMPLE_ICS, '--data', data, '--report', join(dir.dir, `${name}.json`), ...flags]);
+    for (const suffix of ['', '-wal', '-shm']) await rm(`${data}${suffix}`, { force: true });
+    // A dry run plans the creates, and makes no file.
+    const dry = await again('deleted-dry', '--dry-run', '--json');
+    expect(dry.code).toBe(0);
+    const planned = JSON.parse(dry.stdout) as { plan: Plan };
+    expect(planned.plan.counts.event).toMatchObject({ create: before.events.length, unchanged: 0 });
+    await expect(readFile(data)).rejects.toThrow(/ENOENT/);
+
+    const run = await again('deleted');
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/recorded for another calendar database/);
+    const after = await snapshotOf(data);
+    expect(after.events.map((e) => e.slug).sort()).toEqual(before.events.map((e) => e.slug).sort());
+    const created = await report(join(dir.dir, 'deleted.json'));
+    expect(created.counts.event.created).toBe(before.events.length);
+
+    // The same when something else made the new file first (`npm run serve` on an empty data file).
+    for (const suffix of ['', '-wal', '-shm']) await rm(`${data}${suffix}`, { force: true });
+    await openSqliteStore(data).close();
+    await again('replaced');
+    expect((await snapshotOf(data)).events).toHaveLength(before.events.length);
+    await again('replaced-again');
+    expect(writes(await report(join(dir.dir, 'replaced-again.json')))).toBe(0);
   });
 });

@@ -125,6 +125,44 @@ function contract(name: string, setup: () => Promise<Subject & { done(): Promise
       await state.close();
     });
 
+    it('forgets the items of every pipeline when bound to another store, keeping the runs', async () => {
+      const file = s.file('bind');
+      const state = await s.backend.open(file);
+      state.put('p', item('a'));
+      state.put('q', item('b'));
+      await state.setSourceCache('p', { url: 'https://x.example/f.ics', etag: '"7"', fingerprint: 'f' });
+      await state.startRun('r1', 'p');
+      await state.finishRun('r1', 'p', 'ok', {});
+      // A state from before stores had ids adopts the store it is first bound to, unless that is new.
+      expect(await state.bind('store-1', false)).toBe(false);
+      expect(await state.boundInstance()).toBe('store-1');
+      expect(await state.bind('store-1', false)).toBe(false);
+      expect((await state.items('p')).map((i) => i.key)).toEqual(['a']);
+
+      expect(await state.bind('store-2', false)).toBe(true);
+      expect(await seenElsewhere(file, 'p')).toEqual([]);
+      expect(await seenElsewhere(file, 'q')).toEqual([]);
+      expect(await state.sourceCache('p')).toBeUndefined();
+      expect(await state.lastRunFailed('p')).toBe(false);
+      const other = await s.backend.open(file);
+      expect(await other.boundInstance()).toBe('store-2');
+      expect(await other.bind('store-2', false)).toBe(false);
+      await other.close();
+      await state.close();
+    });
+
+    it('forgets the items of a state that recorded no store when the store is new', async () => {
+      const file = s.file('fresh');
+      const state = await s.backend.open(file);
+      expect(await state.bind('empty-store', true)).toBe(false);
+      const old = await s.backend.open(s.file('fresh-old'));
+      old.put('p', item('a'));
+      expect(await old.bind('new-store', true)).toBe(true);
+      expect(await old.items('p')).toEqual([]);
+      await old.close();
+      await state.close();
+    });
+
     it('lets one run of a pipeline hold its lock, until it lets go', async () => {
       const file = s.file('locks');
       const release = await s.backend.lock(file, 'p');

@@ -115,7 +115,7 @@ describe('sync state', () => {
     expect(state.items('p').find((i) => i.key === 'new')?.remoteFields).toEqual({ title: 'h1' });
     state.close();
     const check = new DatabaseSync(file, { readOnly: true });
-    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
+    expect(check.prepare('PRAGMA user_version').get()).toEqual({ user_version: 4 });
     check.close();
   });
 

@@ -55,6 +55,27 @@ describe('SQLite store files', () => {
     await db.close();
   });
 
+  it('each file has an id of its own, kept across reopening and made for files of an older schema', async () => {
+    const path = newPath();
+    const first = SqliteStore.open(path);
+    const id = await first.instance();
+    await first.close();
+    const again = SqliteStore.open(path);
+    expect(await again.instance()).toBe(id);
+    await again.close();
+    const other = SqliteStore.open(newPath());
+    expect(await other.instance()).not.toBe(id);
+    await other.close();
+    // A file from before migration 7 gets one when upgraded.
+    const db = new DatabaseSync(path);
+    db.exec('DROP TABLE store_meta; PRAGMA user_version = 6');
+    db.close();
+    const upgraded = SqliteStore.open(path);
+    expect(await upgraded.instance()).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await upgraded.instance()).not.toBe(id);
+    await upgraded.close();
+  });
+
   it('a file written by a newer calsync is refused with store-schema-too-new', async () => {
     const path = newPath();
     openSqliteStore(path).close();
