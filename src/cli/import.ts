@@ -15,6 +15,7 @@ import {
   DEFAULT_WINDOW,
 } from '../pipeline/defaults.ts';
 import type { RunSpec, SourceSpec } from '../pipeline/run.ts';
+import { earlierImport, IMPORT_PREFIX } from './earlier-import.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';
@@ -32,6 +33,9 @@ Options:
                          e.g. https://site.example/wp-json
   --namespace <ns>       API namespace (default ${DEFAULT_NAMESPACE}; tribe/events/v1 for WordPress)
   --data <file>          the local target's SQLite file (default ${DEFAULT_DATA})
+  --name <name>          the import's name, which owns its events (default import-<file name>; a file
+                         whose first events an earlier import holds, such as a download saved as
+                         "club (1).ics", takes that import's name and updates its events)
   --timezone <zone>      zone of floating times and all-day events (default the file's X-WR-TIMEZONE, else UTC)
   --status <status>      status of imported events: publish (default), draft, pending, private
   --category <name>      add this category to every event (repeatable)
@@ -132,8 +136,12 @@ async function run(io: CliIO): Promise<number> {
   } catch (err) {
     return usage(io, `--target: ${(err as Error).message}`);
   }
+  if (values.name !== undefined && !/^[a-z0-9][a-z0-9-]{0,79}$/.test(values.name))
+    return usage(io, `--name: expected lower-case letters, digits and dashes, got "${values.name}"`);
   const spec: RunSpec = {
-    name: `import-${slugify(url ? url.replace(/^\w+:\/\//, '') : basename(file)).slice(0, 50) || 'file'}`,
+    name:
+      values.name ??
+      `${IMPORT_PREFIX}${slugify(url ? url.replace(/^\w+:\/\//, '') : basename(file)).slice(0, 50) || 'file'}`,
     source: url ? { type, url, ...csv } : { type, path: resolve(file), ...csv },
     mapping: {
       timezone,
@@ -149,6 +157,19 @@ async function run(io: CliIO): Promise<number> {
     stateFile: target.stateFile,
     targetLabel: target.label,
   };
+  if (values.name === undefined) {
+    // A read the run itself would fail on is left to the run, which says why.
+    const earlier = await earlierImport(spec, new Date(io.env.CALSYNC_NOW ?? Date.now())).catch(
+      () => undefined,
+    );
+    if (earlier) {
+      io.stderr.write(
+        `${file}: ${earlier.found} of the ${earlier.of} events looked up were imported before as "${earlier.name}": ` +
+          `the same calendar, so that import is updated (--name <name> imports a separate copy)\n`,
+      );
+      spec.name = earlier.name;
+    }
+  }
   const logger = makeLogger(io, { quiet: values.quiet });
   const result = await execute(spec, target, io, logger, {
     dryRun: values['dry-run'],
@@ -176,6 +197,7 @@ function parse(argv: string[]) {
       target: { type: 'string', default: 'local' },
       namespace: { type: 'string', default: DEFAULT_NAMESPACE },
       data: { type: 'string', default: DEFAULT_DATA },
+      name: { type: 'string' },
       timezone: { type: 'string' },
       status: { type: 'string', default: 'publish' },
       category: { type: 'string', multiple: true, default: [] },

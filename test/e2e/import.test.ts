@@ -182,3 +182,40 @@ describe('npm run import -- samples/community-calendar.ics', () => {
     expect(writes(await report(join(dir.dir, 'replaced-again.json')))).toBe(0);
   });
 });
+
+describe('npm run import of a calendar saved again under another name', () => {
+  it('updates the earlier import of the same calendar instead of creating its events twice', async () => {
+    const own = await tempDir();
+    try {
+      const store = join(own.dir, 'calendar.db');
+      const copy = join(own.dir, 'community-calendar (1).ics');
+      await writeFile(copy, await readFile(SAMPLE_ICS));
+      const run = (file: string, name: string, ...flags: string[]) =>
+        runCli(importMain, [file, '--data', store, '--report', join(own.dir, `${name}.json`), ...flags]);
+      expect((await run(SAMPLE_ICS, 'first')).code).toBe(0);
+      const first = await snapshotOf(store);
+
+      const again = await run(copy, 'again');
+      expect(again.code).toBe(0);
+      expect(again.stderr).toMatch(
+        /478 of the 479 events looked up were imported before as "import-community-calendar-ics"/,
+      );
+      const updated = await report(join(own.dir, 'again.json'));
+      expect(updated.pipeline).toBe('import-community-calendar-ics');
+      expect(writes(updated)).toBe(0);
+      expect((await snapshotOf(store)).events).toHaveLength(first.events.length);
+
+      // Asked for by name, a separate copy is what it gets.
+      const named = await run(copy, 'named', '--name', 'community-copy');
+      expect(named.code).toBe(0);
+      expect((await report(join(own.dir, 'named.json'))).counts.event.created).toBe(first.events.length);
+      expect((await snapshotOf(store)).events).toHaveLength(2 * first.events.length);
+
+      const bad = await run(copy, 'bad', '--name', 'Community Copy');
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toMatch(/--name: expected lower-case letters, digits and dashes/);
+    } finally {
+      await own.remove();
+    }
+  });
+});
