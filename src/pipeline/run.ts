@@ -105,7 +105,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       }
       return target;
     };
-    const stale = state && options.targetHasInstance ? await bindState(state, open, options) : false;
+    const stale =
+      state && options.targetHasInstance ? await bindState(state, spec.name, open, options) : false;
     if (stale)
       log?.warn(
         `sync state ${spec.stateFile} was recorded for another calendar database (the data file was deleted or replaced since): what it knew is forgotten, items are matched on the target by slug and name`,
@@ -386,12 +387,13 @@ async function conditional(
  */
 async function bindState(
   state: RunState,
+  pipeline: string,
   open: () => Promise<Target>,
   options: RunOptions,
 ): Promise<boolean> {
   if (options.dryRun) {
     // Not opened when new: that would make the file. Nothing the state knows is in a store not made yet.
-    if (options.targetIsNew) return true;
+    if (options.targetIsNew) return Object.values(await state.counts(pipeline)).some((n) => n);
     const bound = await state.boundInstance();
     return bound !== undefined && bound !== (await open()).instance;
   }
