@@ -3,11 +3,15 @@
  * nested (`venue[venue]=Pier 7`, `organizer[]=12`) the same way for forms, multipart and
  * query strings.
  */
+import { createRequire } from 'node:module';
 import type { FastifyInstance } from 'fastify';
-import qs from 'qs';
+import type * as Qs from 'qs';
 import { ApiError } from './errors.ts';
 
 const QS_OPTIONS = { arrayLimit: 1000, depth: 5, parameterLimit: 5000 } as const;
+
+/** qs and the ~40 modules it needs, loaded by the first query string or form that is not flat (an import's never is). */
+let qs: typeof Qs | undefined;
 
 /**
  * qs turns `status[]=a&venue[venue]=Pier 7` into arrays and objects. Most query strings are flat
@@ -15,11 +19,25 @@ const QS_OPTIONS = { arrayLimit: 1000, depth: 5, parameterLimit: 5000 } as const
  * to the same object qs makes (test/server/body.test.ts compares them).
  */
 export function parseNested(s: string): Record<string, unknown> {
-  return (FLAT.test(s) && flat(s)) || qs.parse(s, QS_OPTIONS);
+  const simple = FLAT.test(s) && flat(s);
+  if (simple) return simple;
+  qs ??= createRequire(import.meta.url)('qs') as typeof Qs;
+  return qs.parse(s, QS_OPTIONS);
 }
 
-/** Nothing to decode and no brackets: no `%`, `+`, `[`, `]`. */
-const FLAT = /^[\w.,~=&-]*$/;
+/** No brackets (`[`, `]`): nothing nests. `%` and `+` are decoded in values; a key with them goes to qs. */
+const FLAT = /^[\w.,~=&%+-]*$/;
+
+/** qs's decoder: `+` is a space, then percent-decoding, or the text as it is where that fails. */
+function decodeValue(value: string): string {
+  const spaced = value.includes('+') ? value.replaceAll('+', ' ') : value;
+  if (!spaced.includes('%')) return spaced;
+  try {
+    return decodeURIComponent(spaced);
+  } catch {
+    return spaced;
+  }
+}
 
 /** `undefined` for what qs treats specially even when flat: a key given twice, too many parameters. */
 function flat(s: string): Record<string, string> | undefined {
@@ -30,10 +48,12 @@ function flat(s: string): Record<string, string> | undefined {
   for (const part of parts) {
     const eq = part.indexOf('=');
     const key = eq < 0 ? part : part.slice(0, eq);
+    // A decoded key may hold brackets (`%5B`): qs reads those.
+    if (key.includes('%') || key.includes('+')) return undefined;
     // qs drops empty keys and keys that would shadow Object.prototype's (toString, __proto__).
     if (key === '' || key in Object.prototype) continue;
     if (Object.hasOwn(out, key)) return undefined;
-    out[key] = eq < 0 ? '' : part.slice(eq + 1);
+    out[key] = eq < 0 ? '' : decodeValue(part.slice(eq + 1));
   }
   return out;
 }

@@ -51,6 +51,7 @@ describe('packages an import loads', () => {
       'argon2',
       'sharp',
       'yaml',
+      'qs',
     ])
       expect(loaded, unused).not.toContain(unused);
   });
