@@ -150,7 +150,19 @@ async function inject(
   // Writes go to the route's handler directly (src/server/in-process.ts: the same checks and answer,
   // without HTTP's costs); what it does not take, through Fastify. light-my-request copies the headers.
   const direct = await api.call({ method: req.method, url, headers, payload });
-  if (direct) return { status: direct.status, headers: direct.headers, text: direct.body.toString() };
+  if (direct) {
+    const { status, headers, json } = direct;
+    // A document answer goes on as it is; its text is made only if read (an error message, say).
+    if (json === undefined) return { status, headers, text: direct.body.toString() };
+    return {
+      status,
+      headers,
+      json,
+      get text() {
+        return direct.body.toString();
+      },
+    };
+  }
   const res = await (await app()).inject({ method: req.method, url, headers, payload });
   return { status: res.statusCode, headers: flattenHeaders(res.headers), text: res.body };
 }

@@ -83,6 +83,8 @@ export async function applyEach(
 ): Promise<void> {
   const { target, state, pipeline } = options;
   const ids = new Map<string, Promise<number>>();
+  /** The ids of `ids` that are known: references written (or unchanged) before. */
+  const writtenIds = new Map<string, number>();
   const refKey = (kind: Kind, key: string) => `${kind}\n${key}`;
 
   const settle = (
@@ -135,6 +137,26 @@ export async function applyEach(
 
   /** Resolves an event's references to remote ids, or throws naming the one that failed. */
   const resolveRefs = async (d: Desired): Promise<Record<string, unknown>> => {
+    // Mostly every reference is written by now: its id is taken as it is, without a promise per reference.
+    const written = (key: string) => writtenIds.get(key);
+    const venueId = d.refs.venue ? written(refKey('venue', d.refs.venue)) : undefined;
+    const organizerIds = (d.refs.organizers ?? []).map((k) => written(refKey('organizer', k)));
+    const categoryIds = (d.refs.categories ?? []).map((k) => written(refKey('category', k)));
+    const tagIds = (d.refs.tags ?? []).map((k) => written(refKey('tag', k)));
+    if (
+      (venueId !== undefined || !d.refs.venue) &&
+      !organizerIds.includes(undefined) &&
+      !categoryIds.includes(undefined) &&
+      !tagIds.includes(undefined)
+    ) {
+      return {
+        ...d.fields,
+        venue: venueId ?? '',
+        organizer: organizerIds,
+        categories: categoryIds,
+        tags: tagIds,
+      };
+    }
     const id = (kind: Kind, key: string) => {
       const p = ids.get(refKey(kind, key));
       if (!p) throw refError(kind, key, 'is not in the plan');
@@ -249,6 +271,7 @@ export async function applyEach(
             key,
             task.then((r) => {
               if (r.remoteId === undefined) throw new Error(r.error?.message ?? 'not written');
+              writtenIds.set(key, r.remoteId);
               return r.remoteId;
             }),
           );
@@ -260,7 +283,10 @@ export async function applyEach(
         case 'skip':
         case 'conflict': {
           const remoteId = action.item?.remoteId;
-          if (remoteId !== undefined && action.kind !== 'event') ids.set(key, Promise.resolve(remoteId));
+          if (remoteId !== undefined && action.kind !== 'event') {
+            ids.set(key, Promise.resolve(remoteId));
+            writtenIds.set(key, remoteId);
+          }
           settle(action, action.op === 'unchanged' ? 'unchanged' : 'skipped', remoteId);
           break;
         }

@@ -39,8 +39,13 @@ export interface InProcessRequest {
   payload?: string;
 }
 
-/** Headers with lower-case names, as the handler and the app's hooks set them. */
-export type InProcessAnswer = Answer;
+/**
+ * Headers with lower-case names, as the handler and the app's hooks set them. `json`: the document the
+ * handler answered with, when it answered with one (`send` in routes/respond.ts), whose JSON text the
+ * body is: the text is then made only when first read, and the local target hands the document itself
+ * to the writer (src/embedded/local-target.ts).
+ */
+export type InProcessAnswer = Answer & { json?: unknown };
 
 export type InProcessCaller = (req: InProcessRequest) => Promise<InProcessAnswer | null>;
 
@@ -126,7 +131,7 @@ export function inProcessCaller(deps: InProcessDeps): InProcessCaller {
     try {
       await core.admit(req);
       const payload = await found.route.handler(req, reply);
-      answer = { status: reply.statusCode, headers: reply.headerValues, body: serialise(payload, reply) };
+      answer = serialised(reply.statusCode, reply.headerValues, payload);
     } catch (err) {
       answer = core.errorAnswer(err, log);
       for (const [k, v] of Object.entries(reply.headerValues)) answer.headers[k] ??= v;
@@ -160,11 +165,58 @@ function match(
   return null;
 }
 
-/** As Fastify sends a handler's value: text and bytes as they are, anything else as JSON. */
-function serialise(payload: unknown, reply: Reply): string | Buffer {
-  if (typeof payload === 'string' || Buffer.isBuffer(payload)) return payload;
-  reply.headerValues['content-type'] ??= JSON_TYPE;
-  return payload === undefined ? '' : JSON.stringify(payload);
+/**
+ * As Fastify sends a handler's value: text and bytes as they are, anything else as JSON (Fastify's
+ * serializer without response schemas is `JSON.stringify`). A document that is JSON data (`isJsonData`)
+ * is the answer's `json`, and its text is made when the body is first read; any other value is
+ * serialised here, so that a failure is this request's error answer, as in Fastify.
+ */
+function serialised(status: number, headers: Record<string, string>, payload: unknown): InProcessAnswer {
+  if (typeof payload === 'string' || Buffer.isBuffer(payload)) return { status, headers, body: payload };
+  headers['content-type'] ??= JSON_TYPE;
+  if (payload === undefined) return { status, headers, body: '' };
+  if (!isJsonData(payload)) return { status, headers, body: JSON.stringify(payload) };
+  let text: string | undefined;
+  return {
+    status,
+    headers,
+    json: payload,
+    get body() {
+      text ??= JSON.stringify(payload);
+      return text;
+    },
+  };
+}
+
+/**
+ * `value` is JSON data as `JSON.parse` makes it: null, booleans, strings, finite numbers other than -0,
+ * arrays without holes and objects of the plain prototype, of such values, nested at most 64 deep (so no
+ * cycles). Then `JSON.parse(JSON.stringify(value))` reads exactly as `value` does, but for identity: the
+ * local target's writer takes it instead of parsing the text, and only reads it.
+ */
+export function isJsonData(value: unknown, depth = 0): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (depth >= 64) return false;
+      if (Array.isArray(value)) {
+        if (Object.getPrototypeOf(value) !== Array.prototype) return false;
+        for (let i = 0; i < value.length; i++) if (!isJsonData(value[i], depth + 1)) return false;
+        return true;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      const record = value as Record<string, unknown>;
+      for (const key in record) if (!isJsonData(record[key], depth + 1)) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 /** The reply a handler writes its status and headers on (`ApiReply`). */

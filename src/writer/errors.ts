@@ -61,12 +61,14 @@ const where = (req: TransportRequest) => `${req.method} ${req.path}`;
 
 /** A 2xx answer's JSON document, or the WriteError the answer stands for. */
 export function interpret(req: TransportRequest, res: TransportResponse): unknown {
-  let doc: unknown;
+  let doc: unknown = res.json;
   let parsed = true;
-  try {
-    doc = JSON.parse(res.text);
-  } catch {
-    parsed = false;
+  if (doc === undefined) {
+    try {
+      doc = JSON.parse(res.text);
+    } catch {
+      parsed = false;
+    }
   }
   const retryable = isRetryableStatus(res.status);
   const retryAfter = res.headers['retry-after'];

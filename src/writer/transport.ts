@@ -20,6 +20,11 @@ export interface TransportResponse {
   /** Lower-case names; repeated headers joined with `, `. */
   headers: Readonly<Record<string, string>>;
   text: string;
+  /**
+   * The body's JSON document itself, when the transport has it without parsing `text` (the local target:
+   * the in-process caller's answer): what `JSON.parse(text)` gives, taken by `interpret` instead. Read only.
+   */
+  json?: unknown;
 }
 
 export interface Transport {

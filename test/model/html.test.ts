@@ -1,11 +1,55 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { escapeTitle, htmlToText, sanitizeHtml, stripTags, wpautop } from '../../src/model/html.ts';
+import {
+  escapeTitle,
+  htmlToText,
+  sanitizeHtml,
+  stripTags,
+  wpautop,
+  wpautopEveryStep,
+} from '../../src/model/html.ts';
 
 describe('wpautop', () => {
   it('renders the A.0 example exactly', () => {
     expect(wpautop('Line one\nline two\n\nPara two')).toBe(
       '<p>Line one<br />\nline two</p>\n<p>Para two</p>',
+    );
+  });
+
+  it('gives text without markup what every step gives it', () => {
+    // Characters the steps look for, besides `<`: line breaks, spaces, `>`, `/`, and the words of their tags.
+    const pieces = [
+      '\n',
+      '\r',
+      '\r\n',
+      ' ',
+      '\t',
+      '\u00a0',
+      '>',
+      '/',
+      'p',
+      'br',
+      'li',
+      'pre',
+      'wpnl',
+      '!--',
+      'a',
+      'Z',
+      '&',
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }), (parts) => {
+        const text = parts.join('');
+        expect(wpautop(text)).toBe(wpautopEveryStep(text));
+      }),
+      { numRuns: 5000 },
+    );
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (s) => {
+        const text = s.replaceAll('<', '');
+        expect(wpautop(text)).toBe(wpautopEveryStep(text));
+      }),
+      { numRuns: 2000 },
     );
   });
 

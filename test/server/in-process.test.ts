@@ -13,6 +13,7 @@ import {
   type InProcessCaller,
   type InProcessRequest,
   inProcessApi,
+  isJsonData,
 } from '../../src/server/in-process.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import type { Store } from '../../src/store/store.ts';
@@ -98,7 +99,9 @@ async function both(req: InProcessRequest) {
     body: b.body,
     headers: pick(b.headers),
   });
-  return { status: a!.status, json: JSON.parse(a!.body.toString()) };
+  // A document answer (taken by the local target instead of its text) reads as the text parses.
+  if (a!.json !== undefined) expect(a!.json).toStrictEqual(JSON.parse(b.body));
+  return { status: a!.status, json: JSON.parse(a!.body.toString()), document: a!.json !== undefined };
 }
 
 describe('the in-process caller answers as the server over HTTP', () => {
@@ -126,6 +129,7 @@ describe('the in-process caller answers as the server over HTTP', () => {
       }),
     );
     expect(event.status).toBe(201);
+    expect(event.document).toBe(true);
     const id = event.json.id;
     expect(
       (await both(request('POST', `/events/${id}`, { as: 'editor', body: { title: 'Renamed' } }))).json.title,
@@ -265,5 +269,29 @@ describe("the app built over the caller's core, as the local target builds it fo
       // Not app.close(): it closes the store, which the harness's app closes after the test.
       await app.close().catch(() => undefined);
     }
+  });
+});
+
+describe('isJsonData: what a document answer may be, to read as its text parses', () => {
+  it('takes plain JSON data and refuses what JSON.stringify would change', () => {
+    expect(isJsonData({ a: [1, 'x', true, null, { b: -1.5 }], c: {} })).toBe(true);
+    class Item {
+      id = 1;
+    }
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    const refused = [
+      { a: undefined },
+      new Array(2),
+      { n: Number.NaN },
+      { n: -0 },
+      { n: Number.POSITIVE_INFINITY },
+      { d: new Date(0) },
+      new Item(),
+      { f: () => 1 },
+      { big: 1n },
+      cycle,
+    ];
+    for (const [i, value] of refused.entries()) expect(isJsonData(value), `refused[${i}]`).toBe(false);
   });
 });

@@ -109,12 +109,9 @@ export async function eventRoutes(app: RouteHost): Promise<void> {
       if (!canCreate(ctx.caller)) throw forbidden(ctx.caller === null);
       const { event, linked } = await writeEvent(ctx, requestParams(req));
       reply.code(201).header('location', `${ctx.cfg.apiBase}/calendar/events/v1/events/${event.id}`);
-      // The list-item representation, as text: its venue and organizer are usually kept already, and
-      // the event's own fields are then kept for the list pages that will show it.
-      return sendJsonText(
-        reply,
-        Buffer.concat(listJson.item(event, await loadRelated(store, [event], ctx.caller, linked))),
-      );
+      // The list-item representation, as a document (not from the list pages' fragments, which the
+      // importer's creates never reused): the in-process caller hands it to the local target unparsed.
+      return send(reply, 'json', await renderOne(ctx, event, false, linked));
     },
   );
 

@@ -38,6 +38,11 @@ export function pickFormat(req: ApiRequest, available: readonly MediaType[] = DE
   return type;
 }
 
+/**
+ * The answer's body in `type`; JSON as the document itself, which the server (Fastify, without response
+ * schemas) and the in-process caller serialise with `JSON.stringify`, and which the in-process caller also
+ * hands to the local target as it is (src/server/in-process.ts), sparing it a parse of the text.
+ */
 export function send(reply: ApiReply, type: MediaType, doc: unknown, alt: Alternatives = {}) {
   reply.type(contentType(type));
   switch (type) {
@@ -48,7 +53,7 @@ export function send(reply: ApiReply, type: MediaType, doc: unknown, alt: Altern
     case 'csv':
       return alt.csv!();
     default:
-      return JSON.stringify(doc);
+      return typeof doc === 'object' && doc !== null ? doc : JSON.stringify(doc);
   }
 }
 
