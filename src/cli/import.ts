@@ -15,7 +15,7 @@ import {
   DEFAULT_WINDOW,
 } from '../pipeline/defaults.ts';
 import type { RunSpec, SourceSpec } from '../pipeline/run.ts';
-import { earlierImport, IMPORT_PREFIX } from './earlier-import.ts';
+import { type EarlierImport, earlierImport, IMPORT_PREFIX } from './earlier-import.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';
@@ -157,20 +157,12 @@ async function run(io: CliIO): Promise<number> {
     stateFile: target.stateFile,
     targetLabel: target.label,
   };
-  if (values.name === undefined) {
-    // A read the run itself would fail on is left to the run, which says why.
-    const earlier = await earlierImport(spec, new Date(io.env.CALSYNC_NOW ?? Date.now())).catch(
-      () => undefined,
-    );
-    if (earlier) {
-      io.stderr.write(
-        `${file}: ${earlier.found} of the ${earlier.of} events looked up were imported before as "${earlier.name}": ` +
-          `the same calendar, so that import is updated (--name <name> imports a separate copy)\n`,
-      );
-      spec.name = earlier.name;
-    }
-  }
   const logger = makeLogger(io, { quiet: values.quiet });
+  if (values.name === undefined) {
+    const earlier = await earlierImport(spec, new Date(io.env.CALSYNC_NOW ?? Date.now()), values['dry-run']);
+    if (earlier) logger.warn(`${file}: ${earlierNotice(earlier, values['dry-run'])}`);
+    if (earlier?.same) spec.name = earlier.name;
+  }
   const result = await execute(spec, target, io, logger, {
     dryRun: values['dry-run'],
     forceDelete: values['force-delete'],
@@ -325,3 +317,12 @@ function usage(io: CliIO, message: string): number {
 export const main = withCommonFlags(run);
 
 if (import.meta.main) await runMain(main);
+
+function earlierNotice({ name, same, shared }: EarlierImport, dryRun: boolean): string {
+  const is = dryRun ? 'would be' : 'is';
+  if (!shared) return `imported before as "${name}" (the same calendar): that import ${is} updated`;
+  const counted = `${shared.found} of its ${shared.of} events were imported before as "${name}" (which holds ${shared.holds})`;
+  return same
+    ? `${counted}: the same calendar, so that import ${is} updated (--name <name> imports a separate copy)`
+    : `${counted}: too few to be the same calendar, so the file ${is} imported on its own and those events twice (--name ${name} updates that import instead)`;
+}

@@ -16,6 +16,7 @@ import type { StateItem } from '../state/sync-state.ts';
 import { storageFault } from '../store/errors.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { applyEach, type ItemResult } from './apply.ts';
+import { bindState, describesAnotherStore } from './bind-state.ts';
 import { KIND_ORDER } from './desired.ts';
 import { ConfigError, StateWriteError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
@@ -105,19 +106,20 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       }
       return target;
     };
-    const stale =
-      state && options.targetHasInstance ? await bindState(state, spec.name, open, options) : false;
-    if (stale)
-      log?.warn(
-        `sync state ${spec.stateFile} was recorded for another calendar database (the data file was deleted or replaced since): what it knew is forgotten, items are matched on the target by slug and name`,
-      );
+    const bind = async () =>
+      state && options.targetHasInstance ? bindRun(state, spec.name, open, options) : false;
+    // A store not made yet is made when opened: it is bound once the source has been read, so that a
+    // source that cannot be read leaves no empty data file behind.
+    let stale = options.targetIsNew ? false : await bind();
     const window = {
       from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
       to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
     };
     const fingerprints = cacheFingerprints(spec, window);
     const cache =
-      spec.source.url && state && !stale ? await conditional(state, spec, fingerprints) : undefined;
+      spec.source.url && state && !stale && !options.targetIsNew
+        ? await conditional(state, spec, fingerprints)
+        : undefined;
     const base = {
       pipeline: spec.name,
       runId,
@@ -128,6 +130,11 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     };
     options.onStage?.(`reading ${sourceLabel(spec.source)}`);
     const read = await openSource(spec, window, cache, options.onParse);
+    if (options.targetIsNew) stale = await bind();
+    if (stale)
+      log?.warn(
+        `sync state ${spec.stateFile} was recorded for another calendar database (the data file was deleted or replaced since): what it knew of every pipeline ${options.dryRun ? 'would be' : 'is'} forgotten, and items matched on the target by slug and name`,
+      );
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
       const report: RunReport = {
@@ -343,6 +350,10 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
             ? { url: spec.source.url, ...read.validators, fingerprint }
             : undefined,
         );
+      } else if (!spec.source.url && (await state.sourceCache(spec.name))) {
+        // A file written over what a feed wrote (a downloaded copy that took over its import): a 304 to
+        // the feed's next request must not keep what the file wrote.
+        await state.setSourceCache(spec.name, undefined);
       }
     } catch (err) {
       // What was written is written: the caller still gets the report to print (a full disk, say).
@@ -380,25 +391,18 @@ async function conditional(
 }
 
 /**
- * The sync state's ids are ids in one store. Bound to the store the target says it is (Target.instance), a
- * state left from a store that is gone (the data file deleted or replaced) forgets what it knew there, so
- * that the plan takes over what the store has by slug and name and creates the rest instead of calling it
- * unchanged. True when the state's items are to be taken as none; a dry run only asks.
+ * bind-state.ts for a run: true when the state's items are to be taken as none. A dry run only asks, and
+ * does not open a store not made yet (that would make the file; nothing the state knows is in it).
  */
-async function bindState(
+async function bindRun(
   state: RunState,
   pipeline: string,
   open: () => Promise<Target>,
   options: RunOptions,
 ): Promise<boolean> {
-  if (options.dryRun) {
-    // Not opened when new: that would make the file. Nothing the state knows is in a store not made yet.
-    if (options.targetIsNew) return Object.values(await state.counts(pipeline)).some((n) => n);
-    const bound = await state.boundInstance();
-    return bound !== undefined && bound !== (await open()).instance;
-  }
-  const { instance } = await open();
-  return instance ? state.bind(instance, options.targetIsNew ?? false) : false;
+  if (!options.dryRun) return bindState(state, await open(), options.targetIsNew ?? false);
+  if (options.targetIsNew) return Object.values(await state.counts(pipeline)).some((n) => n);
+  return describesAnotherStore(state, await open());
 }
 
 /**

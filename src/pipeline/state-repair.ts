@@ -13,6 +13,7 @@ import type { Kind } from '../model/kind.ts';
 import { acquireLock } from '../state/lock.ts';
 import { SyncState } from '../state/sync-state.ts';
 import type { Target } from '../writer/target.ts';
+import { bindState } from './bind-state.ts';
 import { KIND_ORDER } from './desired.ts';
 import { mapRecords } from './map.ts';
 import { readSource } from './read-source.ts';
@@ -48,6 +49,8 @@ export async function rebuildPipelineState(
     await target.checkAccess();
     const items = await rebuildState(target, mapped.entities);
     state = new SyncState(spec.stateFile);
+    // The rebuilt ids are ids in this store: a state bound to another forgets that one's first.
+    await bindState(state, target, false);
     state.replaceItems(spec.name, items, now);
     const counts = Object.fromEntries(
       KIND_ORDER.map((kind) => [

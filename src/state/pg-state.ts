@@ -201,6 +201,15 @@ export class PgSyncState implements RunState {
     return rows.map(itemOf);
   }
 
+  async recentItems(limit: number): Promise<StateItem[]> {
+    await this.#commit();
+    const { rows } = await this.#client.query<ItemRow>(
+      `SELECT ${COLUMNS} FROM calsync_state_items WHERE target = $1 ORDER BY updated_utc DESC LIMIT $2`,
+      [this.target, limit],
+    );
+    return rows.map(itemOf);
+  }
+
   async itemsOf(
     pipeline: string,
     ids: readonly { kind: Kind; key: string }[],
@@ -357,20 +366,20 @@ export class PgSyncState implements RunState {
   }
 
   /** sync-state.ts `bind`, for this target; the row lock keeps two runs binding at once apart. */
-  async bind(instance: string, fresh: boolean): Promise<boolean> {
+  async bind(instance: string, gone: boolean): Promise<boolean> {
     await this.#commit();
     await this.#client.query('BEGIN');
     try {
       await this.#client.query(
         'INSERT INTO calsync_state_instances VALUES ($1, $2) ON CONFLICT (target) DO NOTHING',
-        [this.target, fresh ? '' : instance],
+        [this.target, gone ? '' : instance],
       );
       const { rows } = await this.#client.query<{ instance: string }>(
         'SELECT instance FROM calsync_state_instances WHERE target = $1 FOR UPDATE',
         [this.target],
       );
       const bound = rows[0].instance;
-      // '' stands for "none recorded, and the store is new": stale if the state knows any item.
+      // '' stands for "none recorded, and the store is gone": stale if the state knows any item.
       const stale =
         bound === ''
           ? (

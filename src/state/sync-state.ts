@@ -98,6 +98,17 @@ export class SyncState {
     return rows.map(itemOf);
   }
 
+  /** The `limit` items written last, of any pipeline (run.ts `bindState` asks the store for them). */
+  recentItems(limit: number): StateItem[] {
+    this.#commit();
+    const rows = this.#db
+      .prepare(
+        'SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items ORDER BY updated_utc DESC LIMIT ?',
+      )
+      .all(limit) as unknown as ItemRow[];
+    return rows.map(itemOf);
+  }
+
   /**
    * What the state knows of these items (a batch of a run read in batches: pipeline/stream.ts), by
    * `kind\nkey`; each is also marked as seen by this run (`unseenEvents`).
@@ -213,19 +224,20 @@ export class SyncState {
 
   /**
    * Records that the ids the state holds are ids in store `instance` (Target.instance), and answers
-   * whether what it knew had to be forgotten: when it recorded another instance, or knows items while
-   * the store is `fresh` (its file was just made), its ids are in a store that is gone — the data file was
-   * deleted or replaced. Then every pipeline's items and source validators go (their runs stay), and the
-   * next plan takes over what the store has by slug and name and creates the rest.
+   * whether what it knew had to be forgotten: when it recorded another instance, or recorded none (a state
+   * from before schema 4) and knows items while the caller found their store `gone` (the store is new, or
+   * holds none of `recentItems`: run.ts `bindState`), its ids are in a store that is gone — the data file
+   * was deleted or replaced. Then every pipeline's items and source validators go (their runs stay), and
+   * the next plan takes over what the store has by slug and name and creates the rest.
    */
-  bind(instance: string, fresh: boolean): boolean {
+  bind(instance: string, gone: boolean): boolean {
     this.#commit();
     this.#db.exec('BEGIN IMMEDIATE');
     try {
       const bound = this.boundInstance();
       const stale = bound
         ? bound !== instance
-        : fresh && this.#db.prepare('SELECT 1 FROM items LIMIT 1').get() !== undefined;
+        : gone && this.#db.prepare('SELECT 1 FROM items LIMIT 1').get() !== undefined;
       if (stale) this.#db.exec('DELETE FROM items; DELETE FROM sources;');
       if (bound !== instance)
         this.#db.prepare(`INSERT OR REPLACE INTO meta VALUES ('instance', ?)`).run(instance);
@@ -243,6 +255,19 @@ export class SyncState {
       | { value: string }
       | undefined;
     return row?.value;
+  }
+
+  /** The earlier import a file's own import name was found to stand for (cli/earlier-import.ts). */
+  importAlias(pipeline: string): string | undefined {
+    const row = this.#db.prepare('SELECT value FROM meta WHERE name = ?').get(`alias:${pipeline}`) as
+      | { value: string }
+      | undefined;
+    return row?.value;
+  }
+
+  setImportAlias(pipeline: string, earlier: string): void {
+    this.#commit();
+    this.#db.prepare('INSERT OR REPLACE INTO meta VALUES (?, ?)').run(`alias:${pipeline}`, earlier);
   }
 
   /** Replaces the items of a pipeline at once (`npm run state -- rebuild`); its runs are kept. */

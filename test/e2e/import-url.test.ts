@@ -3,7 +3,7 @@
  * re-run of an unchanged feed costs one conditional GET; and CALSYNC_STATE_DIR moves a remote target's
  * sync state.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
@@ -66,6 +66,29 @@ describe('npm run import -- <URL>', () => {
     const csv = await importUrl(`${server.url}/events.csv`, 'csv.db');
     expect(csv.code, csv.stderr).toBe(0);
     expect(csv.report.counts.event.created).toBeGreaterThan(50);
+  });
+});
+
+describe('a feed saved as a file and imported too', () => {
+  it("takes over the feed's import, and the feed's next run writes the feed's events back instead of a 304", async () => {
+    const url = `${server.url}/club.ics`;
+    expect((await importUrl(url, 'saved.db')).code).toBe(0);
+    // An older copy of the feed, saved to disk: one event has another title.
+    const saved = at('club.ics');
+    await writeFile(
+      saved,
+      (await readFile(SAMPLE_ICS, 'utf8')).replace(/^SUMMARY:(.*)$/m, 'SUMMARY:$1 (old)'),
+    );
+    const file = await importUrl(saved, 'saved.db');
+    expect(file.report.pipeline).toBe(`import-${url.replace(/^http:\/\//, '').replace(/[^a-z0-9]+/g, '-')}`);
+    const changed = file.report.counts.event.updated; // the occurrences of the event, if it repeats
+    expect(changed).toBeGreaterThan(0);
+
+    const feedAgain = await importUrl(url, 'saved.db');
+    expect(feedAgain.report.notModified).toBeUndefined();
+    expect(feedAgain.report.counts.event.updated).toBe(changed);
+    const titles = (await snapshotOf(at('saved.db'))).events.map((e) => e.title);
+    expect(titles.filter((t) => t.endsWith(' (old)'))).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
 import { eventSlug, eventTimes } from '../../src/pipeline/map.ts';
@@ -180,6 +181,36 @@ describe('npm run import -- samples/community-calendar.ics', () => {
     expect((await snapshotOf(data)).events).toHaveLength(before.events.length);
     await again('replaced-again');
     expect(writes(await report(join(dir.dir, 'replaced-again.json')))).toBe(0);
+
+    // A sync state from before it recorded its data file (schema 3) is asked of the store itself.
+    const sync = new DatabaseSync(data.replace(/\.db$/, '.sync.db'));
+    sync.exec('DELETE FROM meta');
+    sync.close();
+    for (const suffix of ['', '-wal', '-shm']) await rm(`${data}${suffix}`, { force: true });
+    await openSqliteStore(data).close();
+    const upgraded = await again('upgraded');
+    expect(upgraded.stderr).toMatch(/recorded for another calendar database/);
+    expect((await report(join(dir.dir, 'upgraded.json'))).counts.event.created).toBe(before.events.length);
+    // And that same store is recognised as its own on the next run.
+    await again('upgraded-again');
+    expect(writes(await report(join(dir.dir, 'upgraded-again.json')))).toBe(0);
+  });
+
+  it('leaves no data file behind when the file to import cannot be read', async () => {
+    const own = await tempDir();
+    try {
+      const store = join(own.dir, 'calendar.db');
+      const html = join(own.dir, 'calendar.ics');
+      await writeFile(html, '<!doctype html><html><body>Sign in to see this calendar</body></html>\n');
+      for (const file of [join(own.dir, 'missing.ics'), html]) {
+        const run = await runCli(importMain, [file, '--data', store]);
+        expect(run.code, run.stderr).not.toBe(0);
+        expect(run.stderr).toContain(file);
+        await expect(readFile(store)).rejects.toThrow(/ENOENT/);
+      }
+    } finally {
+      await own.remove();
+    }
   });
 });
 
@@ -198,18 +229,51 @@ describe('npm run import of a calendar saved again under another name', () => {
       const again = await run(copy, 'again');
       expect(again.code).toBe(0);
       expect(again.stderr).toMatch(
-        /478 of the 479 events looked up were imported before as "import-community-calendar-ics"/,
+        /478 of its 479 events were imported before as \\"import-community-calendar-ics\\" \(which holds 478\): the same calendar/,
       );
       const updated = await report(join(own.dir, 'again.json'));
-      expect(updated.pipeline).toBe('import-community-calendar-ics');
+      expect(updated.pipeline).toBe(PIPELINE);
       expect(writes(updated)).toBe(0);
       expect((await snapshotOf(store)).events).toHaveLength(first.events.length);
+      // The match is remembered: the copy's next run goes to the same import.
+      const later = await run(copy, 'later');
+      expect(later.stderr).toMatch(
+        /imported before as \\"import-community-calendar-ics\\" \(the same calendar\)/,
+      );
+      expect((await report(join(own.dir, 'later.json'))).pipeline).toBe(PIPELINE);
+
+      // A smaller calendar that shares some of its events is a calendar of its own, and takes nothing over:
+      // the events only it has stay its own, out of reach of the big calendar's deletions.
+      const blocks = (await readFile(SAMPLE_ICS, 'utf8')).split(
+        /(?=BEGIN:VEVENT)|(?<=END:VEVENT\r?\n)(?=END:VCALENDAR)/,
+      );
+      const [head, tail] = [blocks[0], blocks.at(-1) as string];
+      const single = blocks.slice(1, -1).filter((v) => !/^(RRULE|RDATE|RECURRENCE-ID)[:;]/m.test(v));
+      const shared = single.slice(0, 30);
+      const own10 = shared.slice(0, 10).map((v, i) => v.replace(/^UID:.*$/m, `UID:club-${i}@example.org`));
+      const club = join(own.dir, 'club.ics');
+      await writeFile(club, head + [...shared, ...own10].join('') + tail);
+      const small = await run(club, 'club');
+      expect(small.stderr).toMatch(
+        /30 of its 40 events .* \(which holds 478\): too few to be the same calendar/,
+      );
+      const clubReport = await report(join(own.dir, 'club.json'));
+      expect(clubReport.pipeline).toBe('import-club-ics');
+      const deleting = await run(SAMPLE_ICS, 'trash', '--deletions', 'trash');
+      expect((await report(join(own.dir, 'trash.json'))).counts.event.deleted).toBe(0);
+      expect(deleting.code).toBe(0);
 
       // Asked for by name, a separate copy is what it gets.
+      // Nor does one event saved from it ("add to my calendar").
+      const one = join(own.dir, 'event.ics');
+      await writeFile(one, head + single[0] + tail);
+      expect((await run(one, 'one')).stderr).toMatch(/1 of its 1 events .*: too few to be the same calendar/);
+
+      const held = (await snapshotOf(store)).events.length;
       const named = await run(copy, 'named', '--name', 'community-copy');
       expect(named.code).toBe(0);
       expect((await report(join(own.dir, 'named.json'))).counts.event.created).toBe(first.events.length);
-      expect((await snapshotOf(store)).events).toHaveLength(2 * first.events.length);
+      expect((await snapshotOf(store)).events).toHaveLength(held + first.events.length);
 
       const bad = await run(copy, 'bad', '--name', 'Community Copy');
       expect(bad.code).toBe(2);

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as planMain } from '../../src/cli/plan.ts';
 import { main as stateMain } from '../../src/cli/state.ts';
@@ -104,6 +105,17 @@ describe('npm run state', () => {
     expect(itemCounts()).toEqual(before);
     expect(await snapshotOf(at('calendar.db'))).toEqual(clean);
     const next = await sync();
+    expect(writesOf(next.report)).toBe(0);
+  });
+
+  it('rebuild records the data file it read, so that the next run keeps what it rebuilt', async () => {
+    // The data file replaced by one from another machine: the same events under another store id.
+    const db = new DatabaseSync(at('calendar.db'));
+    db.exec(`UPDATE store_meta SET value = 'another-machine' WHERE name = 'instance'`);
+    db.close();
+    expect((await runCli(stateMain, ['rebuild', file])).code).toBe(0);
+    const next = await sync();
+    expect(next.stderr).not.toMatch(/another calendar database|found on the target/);
     expect(writesOf(next.report)).toBe(0);
   });
 

@@ -133,7 +133,7 @@ function contract(name: string, setup: () => Promise<Subject & { done(): Promise
       await state.setSourceCache('p', { url: 'https://x.example/f.ics', etag: '"7"', fingerprint: 'f' });
       await state.startRun('r1', 'p');
       await state.finishRun('r1', 'p', 'ok', {});
-      // A state from before stores had ids adopts the store it is first bound to, unless that is new.
+      // A state from before stores had ids adopts the store it is first bound to, unless that one is gone.
       expect(await state.bind('store-1', false)).toBe(false);
       expect(await state.boundInstance()).toBe('store-1');
       expect(await state.bind('store-1', false)).toBe(false);
@@ -151,7 +151,7 @@ function contract(name: string, setup: () => Promise<Subject & { done(): Promise
       await state.close();
     });
 
-    it('forgets the items of a state that recorded no store when the store is new', async () => {
+    it('forgets the items of a state that recorded no store when its store is gone', async () => {
       const file = s.file('fresh');
       const state = await s.backend.open(file);
       expect(await state.bind('empty-store', true)).toBe(false);
@@ -160,6 +160,20 @@ function contract(name: string, setup: () => Promise<Subject & { done(): Promise
       expect(await old.bind('new-store', true)).toBe(true);
       expect(await old.items('p')).toEqual([]);
       await old.close();
+      await state.close();
+    });
+
+    it('names the items written last, of every pipeline, for a store to be asked whether it has them', async () => {
+      const state = await s.backend.open(s.file('recent'));
+      expect(await state.recentItems(5)).toEqual([]);
+      state.put('p', item('old', 1), new Date('2026-01-01T00:00:00Z'));
+      state.put('q', item('newest', 3), new Date('2026-03-01T00:00:00Z'));
+      state.put('p', item('newer', 2), new Date('2026-02-01T00:00:00Z'));
+      await turn();
+      expect((await state.recentItems(2)).map((i) => [i.key, i.remoteId, i.slug])).toEqual([
+        ['newest', 3, 'newest-slug'],
+        ['newer', 2, 'newer-slug'],
+      ]);
       await state.close();
     });
 
