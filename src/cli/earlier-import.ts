@@ -21,7 +21,10 @@ export interface EarlierImport {
   name: string;
   /** The same calendar: the run is to take `name`. */
   same: boolean;
-  /** How many of the file's events the earlier import holds, of how many, and how many it holds in all; absent when a match recorded before is taken again. */
+  /**
+   * How many of the file's events the earlier import holds, of how many, and how many it holds in all;
+   * absent when a match recorded before is taken again.
+   */
   shared?: { found: number; of: number; holds: number };
 }
 

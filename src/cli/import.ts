@@ -34,8 +34,8 @@ Options:
   --namespace <ns>       API namespace (default ${DEFAULT_NAMESPACE}; tribe/events/v1 for WordPress)
   --data <file>          the local target's SQLite file (default ${DEFAULT_DATA})
   --name <name>          the import's name, which owns its events (default import-<file name>; a file
-                         whose first events an earlier import holds, such as a download saved as
-                         "club (1).ics", takes that import's name and updates its events)
+                         that shares most of its events with an earlier import, such as a download
+                         saved as "club (1).ics", takes that import's name and updates its events)
   --timezone <zone>      zone of floating times and all-day events (default the file's X-WR-TIMEZONE, else UTC)
   --status <status>      status of imported events: publish (default), draft, pending, private
   --category <name>      add this category to every event (repeatable)
@@ -314,15 +314,15 @@ function usage(io: CliIO, message: string): number {
   return 2;
 }
 
-export const main = withCommonFlags(run);
-
-if (import.meta.main) await runMain(main);
-
 function earlierNotice({ name, same, shared }: EarlierImport, dryRun: boolean): string {
   const is = dryRun ? 'would be' : 'is';
   if (!shared) return `imported before as "${name}" (the same calendar): that import ${is} updated`;
   const counted = `${shared.found} of its ${shared.of} events were imported before as "${name}" (which holds ${shared.holds})`;
   return same
     ? `${counted}: the same calendar, so that import ${is} updated (--name <name> imports a separate copy)`
-    : `${counted}: too few to be the same calendar, so the file ${is} imported on its own and those events twice (--name ${name} updates that import instead)`;
+    : `${counted}: too few to be the same calendar, so the file ${is} imported on its own, those ${shared.found} events a second time (--name ${name} updates that import instead)`;
 }
+
+export const main = withCommonFlags(run);
+
+if (import.meta.main) await runMain(main);

@@ -133,7 +133,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     if (options.targetIsNew) stale = await bind();
     if (stale)
       log?.warn(
-        `sync state ${spec.stateFile} was recorded for another calendar database (the data file was deleted or replaced since): what it knew of every pipeline ${options.dryRun ? 'would be' : 'is'} forgotten, and items matched on the target by slug and name`,
+        `sync state ${spec.stateFile} was recorded for another calendar database (the data file was deleted or replaced since): what it knew of every pipeline is forgotten, and items are matched on the target by slug and name${options.dryRun ? ' (by a real run: a dry run changes nothing)' : ''}`,
       );
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
