@@ -91,9 +91,7 @@ export class SyncState {
   items(pipeline: string): StateItem[] {
     this.#commit();
     const rows = this.#db
-      .prepare(
-        'SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items WHERE pipeline = ? ORDER BY kind, key',
-      )
+      .prepare(`SELECT ${ITEM_COLUMNS} FROM items WHERE pipeline = ? ORDER BY kind, key`)
       .all(pipeline) as unknown as ItemRow[];
     return rows.map(itemOf);
   }
@@ -102,9 +100,7 @@ export class SyncState {
   recentItems(limit: number): StateItem[] {
     this.#commit();
     const rows = this.#db
-      .prepare(
-        'SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items ORDER BY updated_utc DESC LIMIT ?',
-      )
+      .prepare(`SELECT ${ITEM_COLUMNS} FROM items ORDER BY updated_utc DESC LIMIT ?`)
       .all(limit) as unknown as ItemRow[];
     return rows.map(itemOf);
   }
@@ -153,7 +149,7 @@ export class SyncState {
     this.#seenTable();
     const rows = this.#db
       .prepare(
-        `SELECT kind, key, remote_id, slug, hash, written, remote_modified, remote_fields FROM items i
+        `SELECT ${ITEM_COLUMNS} FROM items i
          WHERE pipeline = ? AND kind = 'event'
            AND NOT EXISTS (SELECT 1 FROM temp.seen s WHERE s.kind = i.kind AND s.key = i.key)
          ORDER BY kind, key`,
@@ -475,6 +471,9 @@ export function itemOf(r: ItemRow): StateItem {
     ...(r.remote_fields ? { remoteFields: JSON.parse(r.remote_fields) } : {}),
   };
 }
+
+/** The columns an `ItemRow` is read from. */
+const ITEM_COLUMNS = 'kind, key, remote_id, slug, hash, written, remote_modified, remote_fields';
 
 export interface ItemRow {
   kind: string;
