@@ -35,12 +35,20 @@ export const LOCAL_USER = 'calsync';
 const LOCAL_CONCURRENCY = 64;
 const NAMESPACE = 'calendar/events/v1';
 /**
- * The store's page memory during an import (sqlite.ts's `pages`): the server's 64 MiB page cache, but no
- * mmap, whose pages stayed in the import's RSS as the store grew (issue 17). 100,000 VEVENTs, run side by
- * side: 443 MB and 108 s of CPU with mmap, 302 MB and 110 s without; a 32 MiB cache without mmap 262 MB
- * but 16 % more CPU (137 s against 118 s), 32 MiB with 64 MiB of mmap 325 MB and 127 s.
+ * The store's page memory during an import (sqlite.ts's `pages`): a 16 MiB page cache and no mmap, whose
+ * pages stayed in the import's RSS as the store grew (issue 17; with mmap, 100,000 VEVENTs peaked at 443
+ * MB instead of 302 MB). The cache fills to its size as the store grows, so its size is what an import's
+ * peak RSS grows by. What an event write reads again is the leaves of the events' indexes (slug, start,
+ * end, venue: ~15 MB at 50,000 VEVENTs); a page not in the cache is read from the file, ~1 µs.
+ *
+ * It could not be smaller while the import indexed events for search itself: FTS5's segment merges read
+ * and delete old segments, and those reads missed a smaller cache (at 50,000 VEVENTs 89,000 page reads
+ * from the file with 64 MiB, 2.3 million with 16 MiB, 62 % of them FTS5 deleting merged segments; at
+ * 100,000, 12 million with 32 MiB, +13 s of system CPU). The import leaves that to the server now
+ * (`indexSearch: false`), and 16 MiB costs ~70,000 page reads at 50,000 VEVENTs and ~275,000 at
+ * 100,000, fewer than 64 MiB with the index did (89,000 and 726,000).
  */
-const IMPORT_PAGES = { cacheKiB: 65_536, mmapBytes: 0 };
+const IMPORT_PAGES = { cacheKiB: 16_384, mmapBytes: 0 };
 
 export interface LocalTargetOptions extends Omit<RequesterOptions, 'queue'> {
   /** SQLite file of the server (`npm run serve -- --data`); created if missing. */
@@ -55,7 +63,11 @@ export interface LocalTargetOptions extends Omit<RequesterOptions, 'queue'> {
 
 export async function openLocalTarget(options: LocalTargetOptions): Promise<Target> {
   const dataFile = resolve(options.dataFile);
-  const store = SqliteStore.open(dataFile, { pages: IMPORT_PAGES });
+  // Events are queued for the search index as they are written, and indexed by the server that serves the
+  // file (on its next search or event write: store/search-index.ts), not here: indexing as it wrote cost
+  // the import 6–14 % of its CPU at 50,000–100,000 VEVENTs, and the page cache above, and still left the
+  // server part of it (38 % of the events of 50,000 VEVENTs were queued at the end, 87 % of 10,000).
+  const store = SqliteStore.open(dataFile, { pages: IMPORT_PAGES, indexSearch: false });
   let transport: Transport;
   let instance: string;
   try {

@@ -41,6 +41,11 @@ const DONE = 'DELETE FROM events_fts_pending WHERE id IN (SELECT value FROM json
 
 export class SearchIndexQueue {
   readonly #db: Connection;
+  /**
+   * False: the queue is only ever indexed by `drain`, never in the background — a connection that leaves
+   * it to the server of the file (the local import target, src/embedded/local-target.ts).
+   */
+  readonly #background: boolean;
   #timer: NodeJS.Timeout | undefined;
   /** Writes seen since the queue was last empty, and when the first of them came. */
   #queued = 0;
@@ -48,13 +53,14 @@ export class SearchIndexQueue {
   #draining = false;
   #closed = false;
 
-  constructor(db: Connection) {
+  constructor(db: Connection, background = true) {
     this.#db = db;
+    this.#background = background;
   }
 
   /** An event was queued (by a write of this connection, or seen waiting by a search): index it in time. */
   schedule(): void {
-    if (this.#closed || this.#draining) return;
+    if (!this.#background || this.#closed || this.#draining) return;
     const now = Date.now();
     if (this.#queued++ === 0) this.#since = now;
     const due = this.#queued >= MAX_QUEUED || now - this.#since >= MAX_WAIT_MS;
@@ -67,7 +73,7 @@ export class SearchIndexQueue {
 
   /** Schedules indexing if the queue holds anything, e.g. events written by another process. */
   scheduleIfPending(): void {
-    if (this.#timer || this.#closed || this.#draining) return;
+    if (!this.#background || this.#timer || this.#closed || this.#draining) return;
     if (this.#db.get('SELECT 1 FROM events_fts_pending LIMIT 1') !== undefined) this.schedule();
   }
 

@@ -67,10 +67,10 @@ export class SqliteEvents {
   /** A list page's records by id, kept while only other events are inserted (row-memo.ts). */
   readonly #kept: RowMemo<EventRecord>;
 
-  constructor(db: Connection) {
+  constructor(db: Connection, indexSearch = true) {
     this.#db = db;
     this.#kept = new RowMemo(db, ['events', 'event_organizers', 'event_terms', 'terms'], 'insertsOnly');
-    this.searchIndex = new SearchIndexQueue(db);
+    this.searchIndex = new SearchIndexQueue(db, indexSearch);
   }
 
   get(id: number): EventRecord | undefined {

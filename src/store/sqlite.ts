@@ -88,6 +88,13 @@ export interface OpenOptions {
    * local target's, src/embedded/local-target.ts).
    */
   pages?: { cacheKiB: number; mmapBytes: number };
+  /**
+   * Whether this connection indexes the events queued for search (search-index.ts) in the background.
+   * Default true. False (the local import target): writes still queue their events, and searches through
+   * this connection still find them (queued events are matched with LIKE), but the queue is left to the
+   * server that serves the file, which indexes it on its next search or event write.
+   */
+  indexSearch?: boolean;
 }
 
 /**
@@ -114,7 +121,11 @@ export class SqliteStore implements Store {
   static open(path: string, options: OpenOptions = {}): SqliteStore {
     try {
       if (options.readOnly) return SqliteStore.#openReadOnly(path, true);
-      return SqliteStore.#open(path, options.pages ?? { cacheKiB: CACHE_KIB, mmapBytes: MMAP_BYTES });
+      return SqliteStore.#open(
+        path,
+        options.pages ?? { cacheKiB: CACHE_KIB, mmapBytes: MMAP_BYTES },
+        options.indexSearch ?? true,
+      );
     } catch (error) {
       const fault = storageFault(error);
       if (!fault) throw error;
@@ -129,7 +140,11 @@ export class SqliteStore implements Store {
     }
   }
 
-  static #open(path: string, pages: { cacheKiB: number; mmapBytes: number }): SqliteStore {
+  static #open(
+    path: string,
+    pages: { cacheKiB: number; mmapBytes: number },
+    indexSearch: boolean,
+  ): SqliteStore {
     const memory = path === ':memory:';
     if (!memory) mkdirSync(dirname(path), { recursive: true });
     const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
@@ -151,7 +166,7 @@ export class SqliteStore implements Store {
       db.close();
       throw error;
     }
-    return new SqliteStore(new Connection(db), path, wal, false);
+    return new SqliteStore(new Connection(db), path, wal, false, indexSearch);
   }
 
   /**
@@ -176,7 +191,7 @@ export class SqliteStore implements Store {
     return new SqliteStore(new Connection(db), path, false, true);
   }
 
-  private constructor(db: Connection, path: string, wal: boolean, readOnly: boolean) {
+  private constructor(db: Connection, path: string, wal: boolean, readOnly: boolean, indexSearch = true) {
     this.#db = db;
     this.path = path;
     this.readOnly = readOnly;
@@ -186,7 +201,7 @@ export class SqliteStore implements Store {
       db.onCommit = () => checkpointer.committed();
     }
     this.#transactions = new Transactions(db);
-    this.#events = new SqliteEvents(db);
+    this.#events = new SqliteEvents(db, indexSearch);
     this.#linked = new SqliteLinked(db);
     this.#terms = new SqliteTerms(db);
     this.#users = new SqliteUsers(db);

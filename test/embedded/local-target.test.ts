@@ -3,10 +3,12 @@
  * default; and what makes it safe — its `Local` scheme exists only in-process.
  */
 import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_USER, openLocalTarget } from '../../src/embedded/local-target.ts';
 import { openSqliteStore } from '../../src/store/sqlite.ts';
 import { createHttpTransport } from '../../src/writer/index.ts';
+import { eventQuery } from '../store/contract/fixtures.ts';
 import { targetContract } from '../writer/contract.ts';
 import { bodyOf, startServer, tempDir } from '../writer/setup.ts';
 
@@ -41,6 +43,36 @@ describe('the local target', () => {
       await store.close();
       expect(user?.role).toBe('administrator');
       expect(created.body.author).toBe(String(user?.id));
+    } finally {
+      await tmp.remove();
+    }
+  });
+
+  it('leaves the events it writes queued for search, for the server of the file to index', async () => {
+    const tmp = await tempDir();
+    const dataFile = join(tmp.dir, 'calendar.db');
+    const raw = () => new DatabaseSync(dataFile, { readOnly: true });
+    const queued = () => {
+      const db = raw();
+      try {
+        return (db.prepare('SELECT count(*) AS n FROM events_fts_pending').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      const target = await openLocalTarget({ dataFile });
+      for (let n = 1; n <= 3; n++) await target.create('event', bodyOf('event', n));
+      // Past the quiet period after which the store would index its queue in the background (500 ms).
+      await new Promise((done) => setTimeout(done, 800));
+      expect(queued()).toBe(3);
+      await target.close();
+
+      const store = openSqliteStore(dataFile);
+      const found = await store.listEvents(eventQuery({ searchWords: ['event'] }));
+      expect(found.total).toBe(3);
+      await expect.poll(queued, { timeout: 5000 }).toBe(0);
+      await store.close();
     } finally {
       await tmp.remove();
     }

@@ -229,6 +229,27 @@ describe('SQLite search index queue', () => {
     await s.close();
   });
 
+  it('with indexSearch false the queue is left to another connection: searches still find it', async () => {
+    const path = newPath();
+    const s = SqliteStore.open(path, { indexSearch: false });
+    for (let day = 1; day <= 3; day++) await s.insertEvent(eventOn(day, 10, { title: `Salsa ${day}` }));
+    const raw = new DatabaseSync(path);
+    const queued = () =>
+      (raw.prepare('SELECT count(*) AS n FROM events_fts_pending').get() as { n: number }).n;
+    expect(await search(s, 'salsa')).toHaveLength(3);
+    // Past the quiet period after which a store indexes in the background (search-index.ts, 500 ms).
+    await new Promise((done) => setTimeout(done, 800));
+    expect(queued()).toBe(3);
+    await s.close();
+    // The server of the file indexes what it finds queued on its first search.
+    const server = SqliteStore.open(path);
+    expect(await search(server, 'salsa')).toHaveLength(3);
+    await expect.poll(queued, { timeout: 5000 }).toBe(0);
+    expect(await search(server, 'salsa')).toHaveLength(3);
+    raw.close();
+    await server.close();
+  });
+
   it("another process's writes move the data version", async () => {
     const path = newPath();
     const reader = openSqliteStore(path);
