@@ -2,10 +2,11 @@
  * `npm run import` names its pipeline after the file, and a pipeline owns what it writes. A calendar
  * downloaded again comes with a new name ("club (1).ics", "club-2.ics"), so as a pipeline of its own it would
  * create every event a second time. Before a file's first import into a target, its events are looked up
- * among the earlier imports the target's sync state knows: when one of them and the file share at least
- * half of the events of each, the file is another copy of that calendar, and the run takes that import's
- * name (and so its events, slugs and history). The state remembers the match, so that later runs of the
- * file take that name without reading it twice.
+ * among the earlier imports the target's sync state knows: when one of them holds at least half of the
+ * file's events, and they are at least half of its events that have not ended yet, the file is another
+ * copy of that calendar, and the run takes that import's name (and so its events, slugs and history). The
+ * state remembers the match, so that later runs of the file take that name after a look at its first
+ * events only.
  */
 import { existsSync } from 'node:fs';
 import { Mapper } from '../pipeline/map.ts';
@@ -43,16 +44,25 @@ export async function earlierImport(
   try {
     const others = state.pipelines().filter((p) => p !== spec.name && p.startsWith(IMPORT_PREFIX));
     if (others.length === 0 || Object.values(state.counts(spec.name)).some((n) => n)) return undefined;
+    const window = windowOf(spec, now);
+    // A match recorded before stands while the earlier import still holds most of the file's first
+    // events: another calendar saved under the same name later is looked at afresh.
     const recorded = state.importAlias(spec.name);
-    if (recorded && others.includes(recorded)) return { name: recorded, same: true };
-    const keys = await eventKeys(spec, now).catch(() => []);
+    if (recorded && others.includes(recorded)) {
+      const first = await eventKeys(spec, window, BATCH).catch(() => []);
+      if (state.itemsOf(recorded, first).size * 2 >= first.length && first.length > 0)
+        return { name: recorded, same: true };
+    }
+    const keys = await eventKeys(spec, window).catch(() => []);
     let best: EarlierImport | undefined;
     for (const name of others) {
       let found = 0;
       for (let i = 0; i < keys.length; i += BATCH)
         found += state.itemsOf(name, keys.slice(i, i + BATCH)).size;
       if (found > (best?.shared?.found ?? 0)) {
-        const holds = state.counts(name).event ?? 0;
+        // What the earlier import holds that has not passed: a calendar downloaded again months later no
+        // longer has the events that ended before its window.
+        const holds = state.eventsEndingFrom(name, isoDay(window.from, -1));
         best = {
           name,
           same: found * 2 >= keys.length && found * 2 >= holds,
@@ -60,19 +70,35 @@ export async function earlierImport(
         };
       }
     }
-    if (best?.same && !dryRun) state.setImportAlias(spec.name, best.name);
+    if (!dryRun) {
+      if (best?.same) state.setImportAlias(spec.name, best.name);
+      else if (recorded) state.setImportAlias(spec.name, undefined);
+    }
     return best;
   } finally {
     state.close();
   }
 }
 
-/** The keys of the events the file maps to, as the run would map them. */
-async function eventKeys(spec: RunSpec, now: Date): Promise<{ kind: 'event'; key: string }[]> {
-  const window = {
-    from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
-    to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
+type Window = { from: Date; to: Date };
+
+function windowOf(spec: RunSpec, now: Date): Window {
+  return {
+    from: new Date(now.getTime() - spec.window.pastDays * DAY),
+    to: new Date(now.getTime() + spec.window.futureDays * DAY),
   };
+}
+
+const DAY = 86_400_000;
+/** The UTC day `days` after `date`, as `YYYY-MM-DD` (a day's slack for the written times' zones). */
+const isoDay = (date: Date, days: number) => new Date(date.getTime() + days * DAY).toISOString().slice(0, 10);
+
+/** The keys of the events the file maps to, as the run would map them (of its first `limit` records). */
+async function eventKeys(
+  spec: RunSpec,
+  window: Window,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<{ kind: 'event'; key: string }[]> {
   const opened = await openSource(spec, window);
   if (opened.notModified) return [];
   const { calendar } = 'stream' in opened ? opened.stream : opened.result;
@@ -84,10 +110,13 @@ async function eventKeys(spec: RunSpec, now: Date): Promise<{ kind: 'event'; key
   const [mapper, batches] =
     'stream' in opened
       ? [new Mapper(mapping, undefined, true), opened.stream.records(BATCH)]
-      : [new Mapper(mapping, opened.result.standalone), [opened.result.records]];
+      : [new Mapper(mapping, opened.result.standalone), [opened.result.records.slice(0, limit)]];
   const keys = new Set<string>();
+  let read = 0;
   for await (const batch of batches) {
     for (const e of mapper.map(batch).entities) if (e.kind === 'event') keys.add(e.key);
+    read += batch.length;
+    if (read >= limit) break;
   }
   return [...keys].map((key) => ({ kind: 'event', key }));
 }

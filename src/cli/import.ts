@@ -317,7 +317,7 @@ function usage(io: CliIO, message: string): number {
 function earlierNotice({ name, same, shared }: EarlierImport, dryRun: boolean): string {
   const is = dryRun ? 'would be' : 'is';
   if (!shared) return `imported before as "${name}" (the same calendar): that import ${is} updated`;
-  const counted = `${shared.found} of its ${shared.of} events were imported before as "${name}" (which holds ${shared.holds})`;
+  const counted = `${shared.found} of its ${shared.of} events were imported before as "${name}" (which holds ${shared.holds} events not yet past)`;
   return same
     ? `${counted}: the same calendar, so that import ${is} updated (--name <name> imports a separate copy)`
     : `${counted}: too few to be the same calendar, so the file ${is} imported on its own, those ${shared.found} events a second time (--name ${name} updates that import instead)`;

@@ -195,6 +195,10 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       if (interrupted) log?.warn('the last run was interrupted: event creates are looked up by slug first');
       else if (recovering) log?.info('the last run failed: event creates are looked up by slug first');
       const writer = await open();
+      // A file written over what a feed wrote (a downloaded copy that took over its import): a 304 to the
+      // feed's next request must not keep what the file writes, even if this run stops half-way.
+      if (!spec.source.url && (await written.sourceCache(spec.name)))
+        await written.setSourceCache(spec.name, undefined);
       await written.startRun(runId, spec.name, now);
       // The last line before the first write (a run in batches logs its plan's counts after the writes).
       log?.info({ batched }, 'writing');
@@ -350,10 +354,6 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
             ? { url: spec.source.url, ...read.validators, fingerprint }
             : undefined,
         );
-      } else if (!spec.source.url && (await state.sourceCache(spec.name))) {
-        // A file written over what a feed wrote (a downloaded copy that took over its import): a 304 to
-        // the feed's next request must not keep what the file wrote.
-        await state.setSourceCache(spec.name, undefined);
       }
     } catch (err) {
       // What was written is written: the caller still gets the report to print (a full disk, say).

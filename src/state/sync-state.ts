@@ -253,6 +253,20 @@ export class SyncState {
     return row?.value;
   }
 
+  /**
+   * How many events of a pipeline were last written ending on or after `from` (`YYYY-MM-DD`, compared with
+   * the written local end): what an earlier import holds that has not passed (cli/earlier-import.ts).
+   */
+  eventsEndingFrom(pipeline: string, from: string): number {
+    this.#commit();
+    const row = this.#db
+      .prepare(
+        `SELECT count(*) AS n FROM items WHERE pipeline = ? AND kind = 'event' AND written ->> '$.end_date' >= ?`,
+      )
+      .get(pipeline, from) as { n: number };
+    return row.n;
+  }
+
   /** The earlier import a file's own import name was found to stand for (cli/earlier-import.ts). */
   importAlias(pipeline: string): string | undefined {
     const row = this.#db.prepare('SELECT value FROM meta WHERE name = ?').get(`alias:${pipeline}`) as
@@ -261,9 +275,11 @@ export class SyncState {
     return row?.value;
   }
 
-  setImportAlias(pipeline: string, earlier: string): void {
+  /** Records (or, with undefined, drops) the earlier import a file's import name stands for. */
+  setImportAlias(pipeline: string, earlier: string | undefined): void {
     this.#commit();
-    this.#db.prepare('INSERT OR REPLACE INTO meta VALUES (?, ?)').run(`alias:${pipeline}`, earlier);
+    if (earlier === undefined) this.#db.prepare('DELETE FROM meta WHERE name = ?').run(`alias:${pipeline}`);
+    else this.#db.prepare('INSERT OR REPLACE INTO meta VALUES (?, ?)').run(`alias:${pipeline}`, earlier);
   }
 
   /** Replaces the items of a pipeline at once (`npm run state -- rebuild`); its runs are kept. */
