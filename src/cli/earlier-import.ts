@@ -11,7 +11,7 @@
 import { existsSync } from 'node:fs';
 import { Mapper } from '../pipeline/map.ts';
 import { openSource } from '../pipeline/read-source.ts';
-import type { RunSpec } from '../pipeline/run.ts';
+import { type RunSpec, runWindow } from '../pipeline/run.ts';
 import { BATCH } from '../pipeline/stream.ts';
 import { SyncState } from '../state/sync-state.ts';
 
@@ -44,7 +44,7 @@ export async function earlierImport(
   try {
     const others = state.pipelines().filter((p) => p !== spec.name && p.startsWith(IMPORT_PREFIX));
     if (others.length === 0 || Object.values(state.counts(spec.name)).some((n) => n)) return undefined;
-    const window = windowOf(spec, now);
+    const window = runWindow(spec, now);
     // A match recorded before stands while the earlier import still holds most of the file's first
     // events: another calendar saved under the same name later is looked at afresh.
     const recorded = state.importAlias(spec.name);
@@ -80,14 +80,7 @@ export async function earlierImport(
   }
 }
 
-type Window = { from: Date; to: Date };
-
-function windowOf(spec: RunSpec, now: Date): Window {
-  return {
-    from: new Date(now.getTime() - spec.window.pastDays * DAY),
-    to: new Date(now.getTime() + spec.window.futureDays * DAY),
-  };
-}
+type Window = ReturnType<typeof runWindow>;
 
 const DAY = 86_400_000;
 /** The UTC day `days` after `date`, as `YYYY-MM-DD` (a day's slack for the written times' zones). */

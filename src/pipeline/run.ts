@@ -82,6 +82,14 @@ export interface RunResult {
   report: RunReport;
 }
 
+/** A run's window at `now`: `pastDays` before it to `futureDays` after (series are expanded in it). */
+export function runWindow(spec: Pick<RunSpec, 'window'>, now: Date): { from: Date; to: Date } {
+  return {
+    from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
+    to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
+  };
+}
+
 export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<RunResult> {
   const now = options.now ?? new Date();
   const started = Date.now();
@@ -111,10 +119,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     // A store not made yet is made when opened: it is bound once the source has been read, so that a
     // source that cannot be read leaves no empty data file behind.
     let stale = options.targetIsNew ? false : await bind();
-    const window = {
-      from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
-      to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
-    };
+    const window = runWindow(spec, now);
     const fingerprints = cacheFingerprints(spec, window);
     const cache =
       spec.source.url && state && !stale && !options.targetIsNew

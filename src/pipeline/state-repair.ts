@@ -18,7 +18,7 @@ import { KIND_ORDER } from './desired.ts';
 import { mapRecords } from './map.ts';
 import { readSource } from './read-source.ts';
 import { REBUILT, rebuildState } from './rebuild-state.ts';
-import type { RunSpec } from './run.ts';
+import { type RunSpec, runWindow } from './run.ts';
 
 export interface Rebuilt {
   /** Per kind: items the source has, and how many of them were found on the target. */
@@ -34,10 +34,7 @@ export async function rebuildPipelineState(
   let target: Target | undefined;
   let state: SyncState | undefined;
   try {
-    const window = {
-      from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
-      to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
-    };
+    const window = runWindow(spec, now);
     const read = await readSource(spec, window);
     if (read.notModified) throw new Error('unexpected 304 to an unconditional GET');
     const mapped = mapRecords(read.result.records, {

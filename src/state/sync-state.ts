@@ -96,7 +96,7 @@ export class SyncState {
     return rows.map(itemOf);
   }
 
-  /** The `limit` items written last, of any pipeline (run.ts `bindState` asks the store for them). */
+  /** The `limit` items written last, of any pipeline (pipeline/bind-state.ts asks the store for them). */
   recentItems(limit: number): StateItem[] {
     this.#commit();
     const rows = this.#db
@@ -222,7 +222,7 @@ export class SyncState {
    * Records that the ids the state holds are ids in store `instance` (Target.instance), and answers
    * whether what it knew had to be forgotten: when it recorded another instance, or recorded none (a state
    * from before schema 4) and knows items while the caller found their store `gone` (the store is new, or
-   * holds none of `recentItems`: run.ts `bindState`), its ids are in a store that is gone — the data file
+   * holds none of `recentItems`: pipeline/bind-state.ts), its ids are in a store that is gone — the data file
    * was deleted or replaced. Then every pipeline's items and source validators go (their runs stay), and
    * the next plan takes over what the store has by slug and name and creates the rest.
    */

@@ -49,7 +49,7 @@ export interface Target {
   readonly label: string;
   /**
    * Which store the target is (the local target: its database file's random id). The sync state's ids
-   * are ids in one store; a state recorded for another instance is forgotten (run.ts `bindState`).
+   * are ids in one store; a state recorded for another instance is forgotten (pipeline/bind-state.ts).
    * Absent for a remote site, which has no such id.
    */
   readonly instance?: string;
