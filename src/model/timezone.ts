@@ -5,7 +5,6 @@
 // serialising an event asks for them several times. Wall time → instant is resolved here, not by luxon's
 // DateTime.fromObject, whose choice in a DST overlap depends on the current date.
 
-import { IANAZone } from 'luxon';
 import { DAY, HOUR, pad2, SECOND } from './civil-time.ts';
 import { detached } from './detached.ts';
 
@@ -69,11 +68,24 @@ function canonicalIana(name: string): Zone | null {
   const lower = name.toLowerCase();
   const listed = icuNames.get(lower);
   if (listed !== undefined) return listed;
-  if (!/^[a-z][a-z0-9_+\-/]*$/.test(lower) || !IANAZone.isValidZone(name)) return null;
+  if (!/^[a-z][a-z0-9_+\-/]*$/.test(lower) || !isKnownZone(name)) return null;
   return lower
     .split('/')
     .map((part) => part.replace(/[a-z]+/g, (word, at: number) => ianaWord(word, at === 0)))
     .join('/');
+}
+
+/**
+ * Whether Intl knows `name` as a time zone: luxon's `IANAZone.isValidZone`, which is this check, without
+ * loading luxon for it (issue 17: an import that reads no CSV and writes no .ics needs nothing else of it).
+ */
+function isKnownZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name }).format();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A space-separated list as an array: the packed name tables here and in timezone-abbr.ts. */
