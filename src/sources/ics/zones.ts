@@ -9,9 +9,17 @@
 //    in January and July. node-ical reads such a TZID as UTC, hours off.
 // Every answer passes normalizeTimezone, so it is a name the rest of calsync accepts.
 
-import { IANA_ALIAS_MAP, WINDOWS_TO_IANA_MAP } from 'windows-iana';
+import { createRequire } from 'node:module';
 import { normalizeTimezone, offsetAt, zoneInfo } from '../../model/timezone.ts';
 import type { VTimezoneBlock } from './components.ts';
+
+/**
+ * windows-iana's tables, loaded on the first TZID that is not an IANA name (issue 17: ~3 MB of a process's
+ * memory, which a file of IANA TZIDs never needs). It is CommonJS, so `require` loads it synchronously.
+ */
+let tables: typeof import('windows-iana') | undefined;
+const windowsIana = () =>
+  (tables ??= createRequire(import.meta.url)('windows-iana') as typeof import('windows-iana'));
 
 let windowsNames: Map<string, string> | undefined;
 
@@ -19,7 +27,7 @@ function windowsToIana(name: string): string | undefined {
   if (windowsNames === undefined) {
     windowsNames = new Map();
     // The `001` territory row is CLDR's "golden" zone for the Windows ID.
-    for (const row of WINDOWS_TO_IANA_MAP) {
+    for (const row of windowsIana().WINDOWS_TO_IANA_MAP) {
       if (row.territory === '001') windowsNames.set(row.windowsName.toLowerCase(), row.iana[0]);
     }
   }
@@ -86,7 +94,7 @@ function zoneByLabel(name: string): string | null {
       const key = city.trim().replace(/\s+/g, '_').toLowerCase();
       if (normalizeTimezone(zone) !== null) zonesByCity?.set(key, [...(zonesByCity.get(key) ?? []), zone]);
     };
-    for (const entry of IANA_ALIAS_MAP) {
+    for (const entry of windowsIana().IANA_ALIAS_MAP) {
       for (const zone of entry.alias) add(zone.split('/').at(-1) ?? '', zone);
       if (entry.alias[0] !== undefined)
         add(entry.description.split(',')[0], entry.alias.at(-1) ?? entry.alias[0]);
