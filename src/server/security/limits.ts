@@ -22,7 +22,6 @@
  */
 
 import type { Server } from 'node:http';
-import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
 import { RAW_SECURITY_HEADERS } from './headers.ts';
@@ -88,14 +87,21 @@ function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyR
     .send({ code: answer.code, message: answer.message, data: { status: answer.status } });
 }
 
-const RAW_ERRORS: Record<string, { status: number; code: string; message: string }> = {
+/**
+ * With each status its reason phrase, as node:http's `STATUS_CODES` has it: this file is read by
+ * config.ts, so by the in-process caller too (in-process.ts), which loads no node:http (~9 MB of a
+ * process's memory, issue 17).
+ */
+const RAW_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
   ERR_HTTP_REQUEST_TIMEOUT: {
     status: 408,
+    reason: 'Request Timeout',
     code: 'rest_request_timeout',
     message: 'The request was not received in time.',
   },
   HPE_HEADER_OVERFLOW: {
     status: 431,
+    reason: 'Request Header Fields Too Large',
     code: 'rest_headers_too_large',
     message: 'The request headers are too large.',
   },
@@ -111,6 +117,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
   if (err.code === 'ECONNRESET' || socket.destroyed) return;
   const known = RAW_ERRORS[err.code ?? ''] ?? {
     status: 400,
+    reason: 'Bad Request',
     code: 'rest_bad_request',
     message: 'The request could not be parsed as HTTP/1.1.',
   };
@@ -123,7 +130,7 @@ function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
       Connection: 'close',
     };
     const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
-    socket.write(`HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}\r\n${lines.join('')}\r\n${body}`);
+    socket.write(`HTTP/1.1 ${known.status} ${known.reason}\r\n${lines.join('')}\r\n${body}`);
   }
   socket.destroy(err);
 }
