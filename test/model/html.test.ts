@@ -128,6 +128,42 @@ describe('sanitizeHtml', () => {
     expect(sanitizeHtml('a > b')).toBe('a &gt; b');
   });
 
+  it('gives text whose ampersands start no reference back as the parser would, without running it', () => {
+    // `&` followed by anything but a letter, digit or `#` (or nothing): the short cut escapes it as the
+    // parser's answer after a tag does; text with references (`&amp;`, `&copy`, `&#38;`) is parsed.
+    const piece = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 8 }),
+      fc.constantFrom(
+        '&',
+        '& ',
+        '&&',
+        '&;',
+        '&-',
+        '&\n',
+        '&é',
+        '&\u00a0',
+        ' &',
+        'R&D',
+        '&amp;',
+        '&copy',
+        '&#38;',
+        '&x',
+      ),
+    );
+    const text = fc
+      .array(piece, { maxLength: 8 })
+      .map((parts) => parts.join(''))
+      .filter((s) => !/[<>]/.test(s));
+    fc.assert(
+      fc.property(text, (s) => {
+        expect(sanitizeHtml(s)).toBe(sanitizeHtml(`<i></i>${s}`).slice('<i></i>'.length));
+      }),
+      { numRuns: 5000 },
+    );
+    expect(sanitizeHtml('Arts & Crafts & more &')).toBe('Arts &amp; Crafts &amp; more &amp;');
+    expect(sanitizeHtml('R&D &amp; &copy &#38;')).toBe('R&amp;D &amp; © &amp;');
+  });
+
   it('keeps formatting, links, images, lists, headings and tables', () => {
     const html =
       '<h2>Title</h2><p><strong>b</strong> <em>i</em> <a href="https://x.example/" title="t">l</a></p>' +
