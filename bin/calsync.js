@@ -12,20 +12,9 @@ import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+const { version, scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 
-/** The commands, with the Node flags `npm run` gives them (package.json scripts). */
-const COMMANDS = {
-  import: ['--max-semi-space-size=32', '--heap-growing-percent=50'],
-  sync: ['--max-semi-space-size=32', '--heap-growing-percent=50'],
-  plan: [],
-  validate: [],
-  state: [],
-  export: [],
-  serve: [],
-  users: [],
-  schema: [],
-};
+const COMMANDS = ['import', 'sync', 'plan', 'validate', 'state', 'export', 'serve', 'users', 'schema'];
 
 const USAGE = `Usage: calsync <command> [options]   (calsync <command> --help for its options)
 
@@ -48,7 +37,7 @@ if (command === undefined || command === '--help' || command === '-h') {
   process.stdout.write(`${USAGE}\n`);
   process.exit(command === undefined ? 2 : 0);
 }
-if (!Object.hasOwn(COMMANDS, command)) {
+if (!COMMANDS.includes(command)) {
   process.stderr.write(`calsync: no command "${command}"\n\n${USAGE}\n`);
   process.exit(2);
 }
@@ -69,7 +58,7 @@ const child = spawn(
     // Node's compile cache, turned on before the command's first .ts file loads (compile-cache.js).
     '--import',
     new URL('./compile-cache.js', import.meta.url).href,
-    ...COMMANDS[command],
+    ...scriptFlags(command),
     join(ROOT, 'src', 'cli', `${command}.ts`),
     ...args,
   ],
@@ -80,6 +69,15 @@ child.on('exit', (code, signal) => {
   if (signal) process.kill(process.pid, signal);
   else process.exit(code ?? 1);
 });
+
+/**
+ * The Node flags `npm run <command>` gives the command: the words of its package.json script between
+ * `node` and the file, but for the compile cache's `--import`, added above with this folder's path.
+ */
+function scriptFlags(command) {
+  const words = scripts[command].split(' ').slice(1, -1);
+  return words.filter((word, i) => word !== '--import' && words[i - 1] !== '--import');
+}
 
 /** The pinned Node's binary; else this Node if it strips types itself (22.18 and later). */
 function pinnedNode() {

@@ -49,6 +49,15 @@ const NAMESPACE = 'calendar/events/v1';
  * 100,000, fewer than 64 MiB with the index did (89,000 and 726,000).
  */
 const IMPORT_PAGES = { cacheKiB: 16_384, mmapBytes: 0 };
+/**
+ * WAL checkpoints during an import run in the commit that takes the WAL past 8,000 pages (32 MiB), not on
+ * the server's checkpoint thread: the thread is a second V8 isolate (~19 MB, 10,000 VEVENTs peaked at
+ * 215–225 MB with it, 171–173 MB without and the Node flags of package.json), and an import has no
+ * other requests to keep answering while a checkpoint syncs. 8,000 rather than SQLite's 1,000 pages:
+ * fewer syncs, and pages written again between checkpoints are copied once (50,000 VEVENTs took 30–33 s
+ * with 1,000, 28–29 s with 8,000, 25–26 s with the thread, one load).
+ */
+const IMPORT_CHECKPOINT_PAGES = 8_000;
 
 export interface LocalTargetOptions extends Omit<RequesterOptions, 'queue'> {
   /** SQLite file of the server (`npm run serve -- --data`); created if missing. */
@@ -67,7 +76,11 @@ export async function openLocalTarget(options: LocalTargetOptions): Promise<Targ
   // file (on its next search or event write: store/search-index.ts), not here: indexing as it wrote cost
   // the import 6–14 % of its CPU at 50,000–100,000 VEVENTs, and the page cache above, and still left the
   // server part of it (38 % of the events of 50,000 VEVENTs were queued at the end, 87 % of 10,000).
-  const store = SqliteStore.open(dataFile, { pages: IMPORT_PAGES, indexSearch: false });
+  const store = SqliteStore.open(dataFile, {
+    pages: IMPORT_PAGES,
+    indexSearch: false,
+    checkpointEveryPages: IMPORT_CHECKPOINT_PAGES,
+  });
   let transport: Transport;
   let instance: string;
   try {

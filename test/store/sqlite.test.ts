@@ -327,4 +327,22 @@ describe('SQLite WAL checkpoints', () => {
     // reached ~10,000 with two other test runs on the same two cores).
     expect(most).toBeLessThan(20_000);
   });
+
+  it('checkpointed inside the commits (the import target), the WAL stays within its pages with no thread', async () => {
+    const path = newPath();
+    const s = SqliteStore.open(path, { checkpointEveryPages: 100 });
+    const frames = () => readFileSync(`${path}-shm`).readUInt32LE(16);
+    let most = 0;
+    for (let i = 0; i < 300; i++) {
+      await s.insertEvent(eventOn(1 + (i % 28), 10, { title: `Event ${i}` }));
+      most = Math.max(most, frames());
+    }
+    // ~10 pages a write: 300 writes without a checkpoint hold ~3,000 frames. Each checkpoint here is the
+    // commit's own, so the WAL starts over at the next write: at most 100 pages plus one write's.
+    expect(most).toBeLessThan(150);
+    expect(most).toBeGreaterThan(50);
+    expect((await s.listEvents(eventQuery({ limit: 1 }))).total).toBe(300);
+    await s.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  });
 });
