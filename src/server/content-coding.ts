@@ -8,15 +8,22 @@
  * Public: `Coding`, `pickCoding(acceptEncoding)`, `compress(body, coding)`, `MIN_COMPRESS_BYTES`.
  */
 import { promisify } from 'node:util';
-import { brotliCompress, constants, gzip as gzipCallback } from 'node:zlib';
 
 export type Coding = 'br' | 'gzip';
 
 /** Smaller bodies are sent as they are: a coding's header and framing would eat what it saves. */
 export const MIN_COMPRESS_BYTES = 1024;
 
-const brotli = promisify(brotliCompress);
-const gzip = promisify(gzipCallback);
+/**
+ * node:zlib, loaded by the first body compressed: the in-process caller of the local import target
+ * (in-process.ts) reads response-cache.ts, which imports this file, and never compresses (issue 17).
+ */
+async function loadCodecs() {
+  const { brotliCompress, constants, gzip } = await import('node:zlib');
+  return { brotli: promisify(brotliCompress), gzip: promisify(gzip), constants };
+}
+let codecs: ReturnType<typeof loadCodecs> | undefined;
+const zlib = () => (codecs ??= loadCodecs());
 
 /** `br` over `gzip` when both are acceptable (smaller), per Accept-Encoding's q-values. */
 export function pickCoding(header: string | undefined): Coding | null {
@@ -41,7 +48,8 @@ export function pickCoding(header: string | undefined): Coding | null {
   return gzip > 0 ? 'gzip' : null;
 }
 
-export function compress(body: Buffer, coding: Coding): Promise<Buffer> {
+export async function compress(body: Buffer, coding: Coding): Promise<Buffer> {
+  const { brotli, gzip, constants } = await zlib();
   // Brotli quality 5: ~gzip's speed with a smaller result; 11 (zlib's default) takes seconds on a
   // 10,000-event feed.
   return coding === 'br'

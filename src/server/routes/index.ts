@@ -5,11 +5,13 @@
 import type { FastifyInstance } from 'fastify';
 import { eventRoutes } from './events.ts';
 import { linkedRoutes } from './linked.ts';
-import { rootRoutes } from './root.ts';
 import type { RouteHost } from './spec.ts';
 import { termRoutes } from './terms.ts';
 
 export async function registerRoutes(app: FastifyInstance): Promise<void> {
+  // Loaded here, not by this file: the in-process caller (declareResourceRoutes below) never serves the
+  // namespace index or the OpenAPI document, and need not load them (issue 17).
+  const { rootRoutes } = await import('./root.ts');
   await app.register(rootRoutes);
   for (const declare of RESOURCES) await app.register(async (child) => declare(child));
 }

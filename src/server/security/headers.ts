@@ -19,7 +19,6 @@
  * Fastify and Node send no `X-Powered-By` and no `Server`; helmet removes an `X-Powered-By` anyway.
  */
 import type { FastifyInstance } from 'fastify';
-import helmet from 'helmet';
 
 /** The Content-Security-Policy: same-origin everything, no plugins, no framing, inline styles only. */
 export const CSP_DIRECTIVES: Readonly<Record<string, readonly string[]>> = Object.freeze({
@@ -57,6 +56,9 @@ export const RAW_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.fre
  * directive each time: ~8 % of the server's CPU on kept pages); the headers are the same.
  */
 export async function registerSecurityHeaders(app: FastifyInstance): Promise<void> {
+  // Loaded here, by the app: the in-process caller (in-process.ts), which sets no security headers, reads
+  // this file's constants through limits.ts and config.ts without loading helmet (issue 17).
+  const { default: helmet } = await import('helmet');
   const directives = Object.fromEntries(Object.entries(CSP_DIRECTIVES).map(([k, v]) => [k, [...v]]));
   const headers = helmet({
     // Without `useDefaults: false` helmet adds its own directives (upgrade-insecure-requests, …).

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { canUploadImage } from '../../model/capabilities.ts';
 import { forbidden, invalidParam } from '../errors.ts';
 import type { WriteContext } from './context.ts';
-import { FetchProblem, fetchImage } from './image-fetch.ts';
 import { makeSizes, readImage } from './image-sizes.ts';
 
 const MIME_EXT: Record<string, string> = {
@@ -52,6 +51,9 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set(Object.keys(MIME_EXT));
 async function sideload(ctx: WriteContext, url: string) {
   const dir = ctx.cfg.uploadsDir;
   if (!dir) throw invalidParam('image', 'image: uploads by URL are not enabled on this server.');
+  // Loaded with the first image fetched (as undici is, there): an import into the local target never
+  // sideloads one, and ipaddr.js is ~2 MB of a process's memory (issue 17).
+  const { FetchProblem, fetchImage } = await import('./image-fetch.ts');
   let body: Buffer;
   try {
     ({ body } = await fetchImage(url, {
