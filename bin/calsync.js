@@ -75,8 +75,10 @@ child.on('exit', (code, signal) => {
  * `node` and the file, but for the compile cache's `--import`, added above with this folder's path.
  */
 function scriptFlags(command) {
-  const words = scripts[command].split(' ').slice(1, -1);
-  return words.filter((word, i) => word !== '--import' && words[i - 1] !== '--import');
+  const words = (scripts[command] ?? '').trim().split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== `src/cli/${command}.ts`) return [];
+  const flags = words.slice(1, -1);
+  return flags.filter((word, i) => word !== '--import' && flags[i - 1] !== '--import');
 }
 
 /** The pinned Node's binary; else this Node if it strips types itself (22.18 and later). */
