@@ -42,6 +42,18 @@ function slowClient(port: number, head: string, drip = 'a'): Promise<{ received:
   });
 }
 
+/** Writes `bytes` on a new connection and resolves with all the server sent until it closed it. */
+function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let got = '';
+    socket.on('data', (c) => (got += c));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(got));
+    socket.write(bytes);
+  });
+}
+
 describe('socket limits', () => {
   let h: Harness;
   let origin: string;
@@ -109,14 +121,10 @@ describe('socket limits', () => {
   });
 
   it('headers over the limit are a 431', async () => {
-    const res = await new Promise<string>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      let got = '';
-      socket.on('data', (c) => (got += c));
-      socket.on('error', () => {});
-      socket.on('close', () => resolve(got));
-      socket.write(`GET ${NS}/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${'x'.repeat(5000)}\r\n\r\n`);
-    });
+    const res = await rawExchange(
+      port,
+      `GET ${NS}/events HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: ${'x'.repeat(5000)}\r\n\r\n`,
+    );
     expect(res.startsWith(`HTTP/1.1 431 ${STATUS_CODES[431]}\r\n`)).toBe(true);
     expect(res).toContain('"code":"rest_headers_too_large"');
     // Headers just under the limit are fine.
@@ -126,14 +134,7 @@ describe('socket limits', () => {
   });
 
   it('a request Node cannot parse is a 400 with the catalogue shape', async () => {
-    const res = await new Promise<string>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
-      let got = '';
-      socket.on('data', (c) => (got += c));
-      socket.on('error', () => {});
-      socket.on('close', () => resolve(got));
-      socket.write('NOT HTTP AT ALL\r\n\r\n');
-    });
+    const res = await rawExchange(port, 'NOT HTTP AT ALL\r\n\r\n');
     expect(res.startsWith(`HTTP/1.1 400 ${STATUS_CODES[400]}\r\n`)).toBe(true);
     expect(res).toContain('"code":"rest_bad_request"');
   });
