@@ -89,7 +89,7 @@ function frameworkErrors(err: FastifyError, req: FastifyRequest, reply: FastifyR
 
 /**
  * With each status its reason phrase, as node:http's `STATUS_CODES` has it: this file is read by
- * config.ts, so by the in-process caller too (in-process.ts), which loads no node:http (~9 MB of a
+ * config.ts, so by the in-process caller too (in-process.ts), which loads no node:http (~7 MB of a
  * process's memory, issue 17).
  */
 const RAW_ERRORS: Record<string, { status: number; reason: string; code: string; message: string }> = {
