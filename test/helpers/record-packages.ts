@@ -1,6 +1,7 @@
 /**
  * `node --import ./test/helpers/record-packages.ts …`: writes the names of the packages the process
- * loaded (from node_modules, by resolved URL) to the file named by RECORD_PACKAGES when it exits.
+ * loaded (from node_modules, by resolved URL) and of the Node modules it imported (`node:http`) to the file
+ * named by RECORD_PACKAGES when it exits.
  */
 
 import { writeFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ registerHooks({
     const resolved = next(specifier, context);
     const m = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(resolved.url);
     if (m) loaded.add(m[1]);
+    else if (resolved.url.startsWith('node:')) loaded.add(resolved.url);
     return resolved;
   },
 });
