@@ -9,6 +9,10 @@
  *
  * `--rerun` also times the unchanged re-run of each file (state and store then hold every event).
  * `--dry-run` plans instead (no target opened when the store does not exist: the source stage alone).
+ *
+ * Goals (issue 17): the .ics sample ≤ 120 MB, any file ≤ 200 MB (re-runs included), flat from 1,000 to
+ * 100,000 VEVENTs: `met` says which hold, and `growth_mb` how much the peak grew from the smallest file to
+ * the largest.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -20,6 +24,7 @@ import type { RunReport } from '../src/pipeline/report.ts';
 import { generateIcsWithStats } from './generate-ics.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
+const GOALS = { sample_peak_rss_mb: 120, any_peak_rss_mb: 200 };
 const NOW = new Date('2027-01-01T00:00:00Z');
 
 const { values: opts } = parseArgs({
@@ -96,6 +101,24 @@ function importOnce(file: string, db: string, name: string): Measured {
 
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 
+/** The goals, whether the rows meet them, and the growth of the generated files' first imports. */
+function verdict(rows: Record<string, unknown>[]) {
+  const peak = (row: Record<string, unknown>, run: 'first' | 'rerun') =>
+    (row[run] as Measured | undefined)?.peak_rss_mb;
+  const sample = rows.find((r) => r.input === 'community-calendar.ics');
+  const peaks = rows.flatMap((r) => [peak(r, 'first'), peak(r, 'rerun')]).filter((p) => p !== undefined);
+  const generated = rows.filter((r) => String(r.input).endsWith('VEVENTs')).map((r) => peak(r, 'first') ?? 0);
+  const met = {
+    sample: sample === undefined ? null : (peak(sample, 'first') ?? 0) <= GOALS.sample_peak_rss_mb,
+    any: Math.max(...peaks) <= GOALS.any_peak_rss_mb,
+  };
+  return {
+    goals: GOALS,
+    met,
+    growth_mb: generated.length > 1 ? generated.at(-1)! - generated[0] : null,
+  };
+}
+
 try {
   const loadBefore = loadavg().map((l) => l.toFixed(2));
   const rows: Record<string, unknown>[] = [];
@@ -140,6 +163,7 @@ try {
         },
         dry_run: opts['dry-run'],
         rows,
+        ...verdict(rows),
       },
       null,
       2,
