@@ -190,7 +190,9 @@ export class SqliteStore implements Store {
       db.close();
       throw error;
     }
-    return new SqliteStore(new Connection(db), path, false, true);
+    // No background indexing: every attempt would fail with SQLITE_READONLY and be retried every 2 s.
+    // Searches still find the queued events (LIKE), as on any connection.
+    return new SqliteStore(new Connection(db), path, false, true, false);
   }
 
   private constructor(

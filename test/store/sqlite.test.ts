@@ -46,6 +46,21 @@ describe('SQLite store files', () => {
     await again.close();
   });
 
+  it('read-only, a file whose events wait for the search index: searches find them', async () => {
+    const path = newPath();
+    // As the import leaves it: events queued for the index, none indexed.
+    const importer = SqliteStore.open(path, { indexSearch: false });
+    await importer.insertEvent(eventOn(10, 10, { title: 'Queued lantern walk' }));
+    await importer.close();
+    const reader = SqliteStore.open(path, { readOnly: true });
+    const found = () => reader.listEvents(eventQuery({ searchWords: ['lantern'] }));
+    expect((await found()).total).toBe(1);
+    // Still, after the time background indexing would have taken (it cannot write here).
+    await new Promise((done) => setTimeout(done, 700));
+    expect((await found()).total).toBe(1);
+    await reader.close();
+  });
+
   it('a fresh file is migrated to the latest schema version, in WAL mode', async () => {
     const path = newPath();
     openSqliteStore(path).close();
