@@ -9,6 +9,7 @@
  * events only.
  */
 import { existsSync } from 'node:fs';
+import { DAY } from '../model/civil-time.ts';
 import { Mapper } from '../pipeline/map.ts';
 import { openSource } from '../pipeline/read-source.ts';
 import { type RunSpec, runWindow } from '../pipeline/run.ts';
@@ -82,7 +83,6 @@ export async function earlierImport(
 
 type Window = ReturnType<typeof runWindow>;
 
-const DAY = 86_400_000;
 /** The UTC day `days` after `date`, as `YYYY-MM-DD` (a day's slack for the written times' zones). */
 const isoDay = (date: Date, days: number) => new Date(date.getTime() + days * DAY).toISOString().slice(0, 10);
 

@@ -10,6 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { DAY } from '../model/civil-time.ts';
 import type { SourceProblem, SourceResult } from '../sources/record.ts';
 import { type RunState, type StateBackend, sqliteBackend } from '../state/backend.ts';
 import type { StateItem } from '../state/sync-state.ts';
@@ -85,8 +86,8 @@ export interface RunResult {
 /** A run's window at `now`: `pastDays` before it to `futureDays` after (series are expanded in it). */
 export function runWindow(spec: Pick<RunSpec, 'window'>, now: Date): { from: Date; to: Date } {
   return {
-    from: new Date(now.getTime() - spec.window.pastDays * 86_400_000),
-    to: new Date(now.getTime() + spec.window.futureDays * 86_400_000),
+    from: new Date(now.getTime() - spec.window.pastDays * DAY),
+    to: new Date(now.getTime() + spec.window.futureDays * DAY),
   };
 }
 

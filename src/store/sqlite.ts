@@ -168,7 +168,11 @@ export class SqliteStore implements Store {
       throw error;
     }
     const checkpointThread = wal && !options.checkpointEveryPages;
-    return new SqliteStore(new Connection(db), path, checkpointThread, false, options.indexSearch ?? true);
+    return new SqliteStore(new Connection(db), path, {
+      checkpointThread,
+      readOnly: false,
+      indexSearch: options.indexSearch ?? true,
+    });
   }
 
   /**
@@ -192,15 +196,21 @@ export class SqliteStore implements Store {
     }
     // No background indexing: every attempt would fail with SQLITE_READONLY and be retried every 2 s.
     // Searches still find the queued events (LIKE), as on any connection.
-    return new SqliteStore(new Connection(db), path, false, true, false);
+    return new SqliteStore(new Connection(db), path, {
+      checkpointThread: false,
+      readOnly: true,
+      indexSearch: false,
+    });
   }
 
   private constructor(
     db: Connection,
     path: string,
-    checkpointThread: boolean,
-    readOnly: boolean,
-    indexSearch = true,
+    {
+      checkpointThread,
+      readOnly,
+      indexSearch,
+    }: { checkpointThread: boolean; readOnly: boolean; indexSearch: boolean },
   ) {
     this.#db = db;
     this.path = path;
