@@ -227,9 +227,11 @@ describe.skipIf(missing)('PostgreSQL', () => {
     const state = await backend.open(file);
     state.put('p', item('kept'));
     await state.startRun('r1', 'p');
-    // The worker's sessions end as a killed process's would: the server sees its sockets close.
+    // The worker's sessions end as a killed process's would: the server sees its sockets close. With a
+    // timeout, pg_terminate_backend waits until each session has exited (and let go of its advisory lock);
+    // without, it only signals, and on a busy machine the next lock could come first.
     await pool.query(
-      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'`,
+      `SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND backend_type = 'client backend'`,
     );
     const otherPool = new pg.Pool({ connectionString: cluster.url, max: 3 });
     const other = pgStateBackend(otherPool);
