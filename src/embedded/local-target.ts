@@ -35,20 +35,21 @@ export const LOCAL_USER = 'calsync';
 const LOCAL_CONCURRENCY = 64;
 const NAMESPACE = 'calendar/events/v1';
 /**
- * The store's page memory during an import (sqlite.ts's `pages`): a 16 MiB page cache and no mmap, whose
+ * The store's page memory during an import (sqlite.ts's `pages`): a 4 MiB page cache and no mmap, whose
  * pages stayed in the import's RSS as the store grew (issue 17; with mmap, 100,000 VEVENTs peaked at 443
  * MB instead of 302 MB). The cache fills to its size as the store grows, so its size is what an import's
- * peak RSS grows by. What an event write reads again is the leaves of the events' indexes (slug, start,
- * end, venue: ~15 MB at 50,000 VEVENTs); a page not in the cache is read from the file, ~1 µs.
+ * peak RSS grows by from a small file to a large one. What an event write reads again is the leaves of the
+ * events' indexes (slug, start, end, venue: ~15 MB at 50,000 VEVENTs); a page not in the cache is read
+ * from the file (the OS's page cache), ~1 µs of system CPU.
  *
- * It could not be smaller while the import indexed events for search itself: FTS5's segment merges read
- * and delete old segments, and those reads missed a smaller cache (at 50,000 VEVENTs 89,000 page reads
- * from the file with 64 MiB, 2.3 million with 16 MiB, 62 % of them FTS5 deleting merged segments; at
- * 100,000, 12 million with 32 MiB, +13 s of system CPU). The import leaves that to the server now
- * (`indexSearch: false`), and 16 MiB costs ~70,000 page reads at 50,000 VEVENTs and ~275,000 at
- * 100,000, fewer than 64 MiB with the index did (89,000 and 726,000).
+ * 4 MiB against 16 MiB, runs alternated (2026-12-02): 50,000 VEVENTs peaked at 160–177 MB (median 160)
+ * against 166–181 MB (median 177), for 157,000 → 301,000 read calls and +0.3 s of system CPU of ~32 s;
+ * 100,000 at 166–176 against 180–182 MB, +0.9 s of system CPU of ~64 s; 10,000 at 148–160 against
+ * 155–167 MB. 2 MiB took 100,000 VEVENTs to 160 MB for +2.3 s. It could not be this small while the import
+ * indexed events for search itself (FTS5's segment merges read old segments: 2.3 million page reads at
+ * 50,000 VEVENTs with 16 MiB); the import leaves that to the server (`indexSearch: false`).
  */
-const IMPORT_PAGES = { cacheKiB: 16_384, mmapBytes: 0 };
+const IMPORT_PAGES = { cacheKiB: 4_096, mmapBytes: 0 };
 /**
  * WAL checkpoints during an import run in the commit that takes the WAL past 8,000 pages (32 MiB), not on
  * the server's checkpoint thread: the thread is a second V8 isolate (~19 MB, 10,000 VEVENTs peaked at
