@@ -56,5 +56,34 @@ export function msToWire(ms: number): string {
   const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
   const h = Math.floor(time / 3600);
   const mi = Math.floor((time % 3600) / 60);
-  return `${PAD2[Math.floor(year / 100)]}${PAD2[year % 100]}-${PAD2[month]}-${PAD2[day]} ${PAD2[h]}:${PAD2[mi]}:${PAD2[time % 60]}`;
+  // Outside years 0–9999 (and NaN) as before: no wire form, which wireToMs refuses.
+  if (!(year >= 0 && year <= 9999))
+    return `${PAD2[Math.floor(year / 100)]}${PAD2[year % 100]}-${PAD2[month]}-${PAD2[day]} ${PAD2[h]}:${PAD2[mi]}:${PAD2[time % 60]}`;
+  return fieldsToWire(year, month, day, h, mi, time % 60);
+}
+
+const ZERO = 48;
+const tens = (n: number) => ZERO + Math.floor(n / 10);
+const ones = (n: number) => ZERO + (n % 10);
+
+/**
+ * `YYYY-MM-DD HH:MM:SS` of the fields (year 0–9999) as one flat string. A template literal of its twelve
+ * pieces makes a rope (a tree of joined strings) that each comparison, Map key, hash and JSON.stringify
+ * later flattens into a copy; this runs for every time of every event an import reads.
+ */
+export function fieldsToWire(
+  year: number,
+  month: number,
+  day: number,
+  h: number,
+  mi: number,
+  s: number,
+): string {
+  const century = Math.floor(year / 100);
+  const rest = year % 100;
+  // biome-ignore format: the characters of the wire form, one group per field
+  return String.fromCharCode(
+    tens(century), ones(century), tens(rest), ones(rest), 45, tens(month), ones(month), 45, tens(day), ones(day),
+    32, tens(h), ones(h), 58, tens(mi), ones(mi), 58, tens(s), ones(s),
+  );
 }

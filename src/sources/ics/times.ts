@@ -4,7 +4,7 @@
 // zone. Floating times get, in order: X-WR-TIMEZONE, the file's only VTIMEZONE, the caller's default zone;
 // with none of these they stay floating (RFC 5545 §3.3.5 form #1).
 
-import { DAY, fieldsToMs, msToWire, wireToMs } from '../../model/civil-time.ts';
+import { DAY, fieldsToMs, fieldsToWire, msToWire, wireToMs } from '../../model/civil-time.ts';
 import { offsetAt, wallToInstant, zoneInfo } from '../../model/timezone.ts';
 import type { TimeValue } from '../record.ts';
 import { type ContentLine, param } from './lines.ts';
@@ -31,11 +31,13 @@ export function parseTime(line: ContentLine, text: string, ctx: TimeContext): Pa
   const f = dateFields(value);
   if (f === null) return { error: `expected a date or date-time, got "${value}"` };
   if (!validDate(f)) return { error: `bad ${f.time ? 'date-time' : 'date'} "${value}"` };
-  const date = `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`;
   // VALUE=DATE with a time part (some exporters): the date is what they meant.
-  if (!f.time || isDate)
+  if (!f.time || isDate) {
+    const date = `${value.slice(0, 4)}-${value.slice(4, 6)}-${value.slice(6, 8)}`;
     return { moment: { value: { kind: 'date', date }, ms: fieldsToMs(f.y, f.mo, f.d, 0, 0, 0) } };
-  const local = `${date} ${value.slice(9, 11)}:${value.slice(11, 13)}:${f.seconds ? value.slice(13, 15) : '00'}`;
+  }
+  // The digits as read (the fields are 0–9999 and two digits each): one flat string, not a rope of slices.
+  const local = fieldsToWire(f.y, f.mo, f.d, f.h, f.mi, f.s);
   const wall = fieldsToMs(f.y, f.mo, f.d, f.h, f.mi, f.s);
   if (f.utc) return { moment: zoned(local, 'UTC', wall) };
   const tzid = param(line, 'TZID');
