@@ -368,12 +368,12 @@ function normalise(s: string): string {
 
 /** The keys `keyOf` gives the items of `a` then `b`, each once, in order, without the undefined ones. */
 function keysOf<T>(a: readonly T[], b: readonly T[], keyOf: (item: T) => string | undefined): string[] {
+  // Indexed loops, no list of the two lists: three calls per event, each allocated ~300 bytes of
+  // iterators and arrays that way (the heap profile's largest share of the mapping).
   const keys: string[] = [];
-  for (const list of [a, b]) {
-    for (const item of list) {
-      const key = keyOf(item);
-      if (key !== undefined && !keys.includes(key)) keys.push(key);
-    }
+  for (let i = 0; i < a.length + b.length; i++) {
+    const key = keyOf(i < a.length ? a[i] : b[i - a.length]);
+    if (key !== undefined && !keys.includes(key)) keys.push(key);
   }
   return keys;
 }

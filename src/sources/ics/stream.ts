@@ -82,8 +82,9 @@ export async function streamIcs(
     const reader = new ComponentReader(file, (block) => {
       done++;
       progress();
-      const hash = multi.size === 0 ? 0 : hashOf(keyOf(block.props));
       const event = readVEvent(block, ctx);
+      // A read VEVENT has the key keyOf gives its lines: they are searched again only for one it dropped.
+      const hash = multi.size === 0 ? 0 : hashOf(event?.key ?? keyOf(block.props));
       const left = multi.get(hash);
       if (left === undefined) {
         if (event !== null) for (const r of toRecords([event], ctx, window)) out.push(r);
