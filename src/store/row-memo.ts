@@ -12,7 +12,7 @@
  *
  * Nothing is kept or served inside a transaction (its rows may be rolled back, and a ROLLBACK marks no
  * table). Records are frozen, being shared by every request that reads them. When it holds `max`
- * records it starts over.
+ * records it starts over; a read of more than `max` records at once is not kept.
  */
 import type { Connection } from './connection.ts';
 
@@ -65,9 +65,12 @@ export class RowMemo<R extends { id: number }> {
     if (missing.length === 0) return found;
     const loaded = load(missing);
     if (this.#records.size + loaded.length > this.#max) this.#records.clear();
+    // More than `max` at once (a feed of 100,000 events, read whole) is not kept at all: kept, it would
+    // stay past the bound for as long as those tables do not change.
+    const keep = loaded.length <= this.#max;
     for (const r of loaded) {
       freeze(r);
-      this.#records.set(r.id, r);
+      if (keep) this.#records.set(r.id, r);
       found.set(r.id, r);
     }
     return found;
