@@ -375,8 +375,12 @@ function procCpuMs(pid: number): number {
 }
 
 /** Peak RSS (VmHWM) of a process so far, MB. */
-function vmHwmMb(pid: number | 'self'): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+const vmHwmMb = (pid: number | 'self') => statusMb(pid, 'VmHWM');
+/** RSS (VmRSS) of a process now, MB. */
+const vmRssMb = (pid: number | 'self') => statusMb(pid, 'VmRSS');
+
+function statusMb(pid: number | 'self', field: 'VmHWM' | 'VmRSS'): number {
+  const m = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : Number.NaN;
 }
 
@@ -389,9 +393,10 @@ interface FirstFeed {
   ms: number;
   /** The server's CPU (all threads) during the request. */
   cpu_ms: number;
-  /** The server's RSS when it listened, and its peak after the answer. */
+  /** The server's RSS when it listened, its peak after the answer, and what it still holds 2 s later. */
   rss_listening_mb: number;
   peak_rss_mb: number;
+  rss_after_mb: number;
 }
 
 /** The first GET /feeds/all.ics of a server started on `dataFile`, right after it listens. */
@@ -407,14 +412,18 @@ async function firstFeed(dataFile: string): Promise<FirstFeed> {
     const headMs = performance.now() - started;
     const body = await res.arrayBuffer();
     const ms = performance.now() - started;
+    const cpuMs = procCpuMs(pid) - cpu;
+    const peak = vmHwmMb(pid);
+    await new Promise((done) => setTimeout(done, 2000));
     return {
       status: res.status,
       bytes: body.byteLength,
       head_ms: headMs,
       ms,
-      cpu_ms: procCpuMs(pid) - cpu,
+      cpu_ms: cpuMs,
       rss_listening_mb: rssListening,
-      peak_rss_mb: vmHwmMb(pid),
+      peak_rss_mb: peak,
+      rss_after_mb: vmRssMb(pid),
     };
   } finally {
     await stopServe(server.child);
