@@ -64,13 +64,8 @@ export function toRecords(
       if (masters.get(event.key) === event)
         records.push(...seriesRecords(event, overrides.get(event.key), ctx, window));
     } else if (!isSeries(masters.get(event.key))) {
-      // An override without its series (or of a single event): a standalone event, keyed as the occurrence.
-      const rid = instanceOf(event.recurrenceId);
-      if (overrides.get(event.key)?.get(rid.key) === event) {
-        records.push(
-          record(ctx.file, event, event.fields, `${event.key}@${rid.key}`, rid.iso, event.start, event.end),
-        );
-      }
+      if (overrides.get(event.key)?.get(instanceOf(event.recurrenceId).key) === event)
+        records.push(standaloneOverride(event, event.recurrenceId, ctx.file));
     }
   }
   return records;
@@ -83,8 +78,13 @@ function recordsOfOne(
   window: Window,
 ): EventRecord[] {
   if (event.recurrenceId === undefined) return seriesRecords(event, undefined, ctx, window);
-  const rid = instanceOf(event.recurrenceId);
-  return [record(ctx.file, event, event.fields, `${event.key}@${rid.key}`, rid.iso, event.start, event.end)];
+  return [standaloneOverride(event, event.recurrenceId, ctx.file)];
+}
+
+/** An override without its series (or of a single event): a standalone event, keyed as the occurrence. */
+function standaloneOverride(event: ParsedEvent, recurrenceId: Moment, file: string): EventRecord {
+  const rid = instanceOf(recurrenceId);
+  return record(file, event, event.fields, `${event.key}@${rid.key}`, rid.iso, event.start, event.end);
 }
 
 function isSeries(event: ParsedEvent | undefined): boolean {
