@@ -14,9 +14,13 @@ const vevents = new VeventCache();
 parentPort!.on('message', async ({ id, job }: { id: number; job: FeedJob }) => {
   try {
     const feed = await renderStoreFeed(store, cfg, job, vevents);
-    // A view of exactly its bytes, so that the transfer moves no more than the feed.
+    // Exactly its bytes, so that the transfer moves no more than the feed: an .ics feed has an ArrayBuffer
+    // of its own (icalBytes), a small CSV one may be a slice of Buffer's shared pool, and is copied.
+    const own = feed.body.byteOffset === 0 && feed.body.length === feed.body.buffer.byteLength;
     const body = new Uint8Array(
-      feed.body.buffer.slice(feed.body.byteOffset, feed.body.byteOffset + feed.body.length),
+      own
+        ? feed.body.buffer
+        : feed.body.buffer.slice(feed.body.byteOffset, feed.body.byteOffset + feed.body.length),
     );
     parentPort!.postMessage({ id, feed: { ...feed, body } }, [body.buffer as ArrayBuffer]);
   } catch (err) {

@@ -17,7 +17,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { FeedSpec } from '../export/feed-spec.ts';
-import { icalOf } from '../export/ical.ts';
+import { icalBytes } from '../export/ical.ts';
 import { icalOptions, renderFeed } from '../export/render.ts';
 import { loadFeedRecords, loadStoreFeed } from '../export/store-feed.ts';
 import type { Store } from '../store/store.ts';
@@ -60,21 +60,20 @@ export async function renderStoreFeed(
   const now = new Date(job.nowMs);
   const config = { ...cfg, now: () => now } as Config;
   const site = { host: cfg.host, timezone: cfg.siteTimezone, source: job.source };
-  let text: string;
+  let body: Buffer;
   let lastModified: Date | null;
   if (job.spec.format === 'ics') {
     const records = await loadFeedRecords(store, job.spec, now, 'ics');
-    text = icalOf(
+    body = icalBytes(
       vevents.render(records, config, cfg.host),
       icalOptions(job.spec, site, { outlook: job.outlook }),
     );
     lastModified = records.lastModified;
   } else {
     const data = await loadStoreFeed(store, config, job.spec, now, 'csv');
-    text = renderFeed(job.spec, data, site, { outlook: job.outlook });
+    body = Buffer.from(renderFeed(job.spec, data, site, { outlook: job.outlook }));
     lastModified = data.lastModified;
   }
-  const body = Buffer.from(text);
   return { body, etag: strongEtag(body), lastModifiedMs: lastModified?.getTime() ?? null };
 }
 

@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultFeeds } from '../../src/export/feed-spec.ts';
+import { renderFeed } from '../../src/export/render.ts';
+import { loadStoreFeed } from '../../src/export/store-feed.ts';
 import { type FeedJob, renderStoreFeed } from '../../src/server/feed-render.ts';
 import { VeventCache } from '../../src/server/feed-vevents.ts';
 import { type Harness, makeApp, NOW } from './harness.ts';
@@ -102,6 +104,25 @@ describe('a feed kept event by event', () => {
     expect(category.rendered).toBe(4);
     expect(category.text).toBe(category.fromNothing);
     expect(category.text).toContain('CATEGORIES:Ballet');
+  });
+
+  it('the kept VEVENTs give the bytes of the feed rendered as one string, non-ASCII text included', async () => {
+    await h.created('/events', {
+      title: 'Café Zürich — Noël ☕ 𝄞',
+      status: 'publish',
+      start_date: '2026-12-21 19:00',
+      end_date: '2026-12-21 21:00',
+      timezone: 'Europe/Zurich',
+      description: `<p>Ünïcödé ${'long line with ü '.repeat(12)}</p>`,
+      venue: { venue: 'Ångström Hall', city: 'Zürich' },
+    });
+    const warm = await renderStoreFeed(h.store, h.app.config, job, kept);
+    const now = new Date(job.nowMs);
+    const data = await loadStoreFeed(h.store, { ...h.app.config, now: () => now }, job.spec, now, 'ics');
+    const site = { host: h.app.config.host, timezone: h.app.config.siteTimezone, source: job.source };
+    const asString = renderFeed(job.spec, data, site, { outlook: false });
+    expect(asString).toContain('SUMMARY:Café Zürich — Noël ☕ 𝄞');
+    expect(warm.body.equals(Buffer.from(asString))).toBe(true);
   });
 
   it('an unpublished event becomes a cancelled tombstone; the others are kept', async () => {
