@@ -3,7 +3,7 @@
  * rendered to the wire as an anonymous reader sees them (src/render), each with its SEQUENCE,
  * plus STATUS:CANCELLED tombstones of events that left within `tombstoneDays` (migration 5).
  *
- * Public: `FeedEvents`, `loadStoreFeed`; `FeedRecords`, `loadFeedRecords`, `feedEvent` and `tombstoneEvent`,
+ * Public: `FeedEvents`, `loadStoreFeed`; `FeedRecords`, `feedRecordPages`, `feedEvent` and `tombstoneEvent`,
  * its steps, for a renderer that keeps each event's rendering (src/server/feed-render.ts).
  *
  * No item cap (TEC's own feed stops at 30 events): the list query asks for every match.
@@ -12,7 +12,14 @@ import type { RenderConfig } from '../render/config.ts';
 import { type StoredTexts, storedTexts } from '../render/csv.ts';
 import { loadRelated, type Related, renderEvent } from '../render/event.ts';
 import type { WireEvent } from '../render/wire.ts';
-import type { EventQuery, EventRecord, EventTombstone, LinkedKind, Store } from '../store/store.ts';
+import type {
+  EventQuery,
+  EventRecord,
+  EventTombstone,
+  LinkedKind,
+  LinkedRecord,
+  Store,
+} from '../store/store.ts';
 import { type FeedFilters, feedWindow } from './feed-spec.ts';
 
 export interface FeedEvents {
@@ -147,38 +154,95 @@ export interface FeedRecords {
   lastModified: Date | null;
 }
 
+/** Events a feed render holds at once (`feedRecordPages`). */
+export const FEED_PAGE = 2_000;
+
 /**
- * The feed's records at `now`: live events in list order (start, then publication), then tombstones.
- * A CSV has no tombstones (it cannot say "cancelled"), and has the events hidden from listings too (see
- * `loadStoreFeed`).
+ * The feed's records at `now`, a page of at most `size` events at a time (the records of a
+ * 100,000-event feed held at once were ~200 MB), then for an .ics feed its tombstones as a last page
+ * without events. Live events come in list order (start, then publication). A CSV has no tombstones (it
+ * cannot say "cancelled"), and has the events hidden from listings too (see `loadStoreFeed`).
+ *
+ * The feed's ids are read at once (`listEventIds`), each page then by its ids as the event is now, with
+ * the feed's visibility and filters applied again: an event deleted or unpublished since is left out,
+ * and none comes twice or is skipped because a write moved the others (pages by offset would shift).
+ * Each venue and organizer is read once, with the first page that shows it.
  */
-export async function loadFeedRecords(
+export async function* feedRecordPages(
+  store: Store,
+  f: FeedFilters & { tombstoneDays: number },
+  now: Date,
+  format: 'ics' | 'csv' = 'ics',
+  size = FEED_PAGE,
+): AsyncGenerator<FeedRecords> {
+  const { query, nothing } = await resolve(store, f, now);
+  if (format === 'csv') query.withHidden = true;
+  const ids = nothing ? [] : await store.listEventIds(query);
+  const linked = new Map<number, LinkedRecord>();
+  for (let from = 0; from < ids.length; from += size) {
+    const page = ids.slice(from, from + size);
+    const found = await store.listEvents({ ...query, include: page, offset: 0, limit: page.length });
+    const byId = new Map(found.items.map((e) => [e.id, e]));
+    const items = page.map((id) => byId.get(id)).filter((e) => e !== undefined);
+    const rel = await loadRelated(store, items, null, linked);
+    for (const [id, record] of rel.linked) linked.set(id, record);
+    const sequences = await store.eventSequences(items.map((e) => e.id));
+    yield { items, rel, sequences, tombstones: [], lastModified: newest(items.map((e) => e.modified_utc)) };
+  }
+  if (format === 'ics' && !nothing) {
+    // From the start of the UTC day, like the window: the feed stays the same all day.
+    const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
+    const live = new Set(ids);
+    const tombstones: EventTombstone[] = [];
+    const sequences = new Map<number, number>();
+    for (const t of await store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
+      if (live.has(t.id) || !selects(t, query)) continue;
+      tombstones.push(t);
+      sequences.set(t.id, t.sequence);
+    }
+    const rel = { linked: new Map(), attachments: new Map(), terms: new Map() };
+    const lastModified = newest(tombstones.map((t) => t.removed_utc));
+    if (tombstones.length > 0) yield { items: [], rel, sequences, tombstones, lastModified };
+  }
+}
+
+/** The latest of wire UTC date-times, as a Date; null for none. */
+function newest(times: readonly string[]): Date | null {
+  let latest = '';
+  for (const t of times) if (t > latest) latest = t;
+  return latest ? utcDate(latest) : null;
+}
+
+/** The later of two dates, either of which may be null. */
+export function later(a: Date | null, b: Date | null): Date | null {
+  return a === null || (b !== null && b > a) ? b : a;
+}
+
+/** All of `feedRecordPages` as one, for the renderers that take every event at once. */
+async function loadFeedRecords(
   store: Store,
   f: FeedFilters & { tombstoneDays: number },
   now: Date,
   format: 'ics' | 'csv' = 'ics',
 ): Promise<FeedRecords> {
-  const withTombstones = format === 'ics';
-  const { query, nothing } = await resolve(store, f, now);
-  if (format === 'csv') query.withHidden = true;
-  const items = nothing ? [] : (await store.listEvents(query)).items;
-  const rel = await loadRelated(store, items, null);
-  const sequences = await store.eventSequences(items.map((e) => e.id));
-  const tombstones: EventTombstone[] = [];
-  let newest = '';
-  for (const e of items) if (e.modified_utc > newest) newest = e.modified_utc;
-  if (withTombstones && !nothing) {
-    // From the start of the UTC day, like the window: the feed stays the same all day.
-    const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
-    const live = new Set(items.map((e) => e.id));
-    for (const t of await store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
-      if (live.has(t.id) || !selects(t, query)) continue;
-      tombstones.push(t);
-      sequences.set(t.id, t.sequence);
-      if (t.removed_utc > newest) newest = t.removed_utc;
+  const all: FeedRecords = {
+    items: [],
+    rel: { linked: new Map(), attachments: new Map(), terms: new Map() },
+    sequences: new Map(),
+    tombstones: [],
+    lastModified: null,
+  };
+  for await (const page of feedRecordPages(store, f, now, format)) {
+    for (const e of page.items) all.items.push(e);
+    for (const t of page.tombstones) all.tombstones.push(t);
+    for (const kind of ['linked', 'attachments', 'terms'] as const) {
+      const into = all.rel[kind] as Map<number, unknown>;
+      for (const [id, record] of page.rel[kind]) into.set(id, record);
     }
+    for (const [id, sequence] of page.sequences) all.sequences.set(id, sequence);
+    all.lastModified = later(all.lastModified, page.lastModified);
   }
-  return { items, rel, sequences, tombstones, lastModified: newest ? utcDate(newest) : null };
+  return all;
 }
 
 const redacted = (e: EventRecord) => e.password !== null && e.password !== '';

@@ -19,7 +19,7 @@ import { Worker } from 'node:worker_threads';
 import type { FeedSpec } from '../export/feed-spec.ts';
 import { icalBytes } from '../export/ical.ts';
 import { icalOptions, renderFeed } from '../export/render.ts';
-import { loadFeedRecords, loadStoreFeed } from '../export/store-feed.ts';
+import { feedRecordPages, later, loadStoreFeed } from '../export/store-feed.ts';
 import type { Store } from '../store/store.ts';
 import type { Config } from './config.ts';
 import { VeventCache } from './feed-vevents.ts';
@@ -48,8 +48,9 @@ const IDLE_MS = 5 * 60_000;
 export type PlainConfig = Omit<Config, 'now'>;
 
 /**
- * One feed rendered from `store` (the thread runs this too). An .ics feed renders only the events whose
- * records changed since `vevents` last saw them (feed-vevents.ts); a CSV feed is rendered whole.
+ * One feed rendered from `store` (the thread runs this too). An .ics feed is read a page of records at a
+ * time and renders only the events whose records changed since `vevents` last saw them (feed-vevents.ts);
+ * a CSV feed is rendered whole.
  */
 export async function renderStoreFeed(
   store: Store,
@@ -63,12 +64,14 @@ export async function renderStoreFeed(
   let body: Buffer;
   let lastModified: Date | null;
   if (job.spec.format === 'ics') {
-    const records = await loadFeedRecords(store, job.spec, now, 'ics');
-    body = icalBytes(
-      vevents.render(records, config, cfg.host),
-      icalOptions(job.spec, site, { outlook: job.outlook }),
-    );
-    lastModified = records.lastModified;
+    // A page of records at a time: only the VEVENTs are held for the whole feed.
+    const pass = vevents.pass(config, cfg.host);
+    lastModified = null;
+    for await (const page of feedRecordPages(store, job.spec, now, 'ics')) {
+      pass.add(page);
+      lastModified = later(lastModified, page.lastModified);
+    }
+    body = icalBytes(pass.end(), icalOptions(job.spec, site, { outlook: job.outlook }));
   } else {
     const data = await loadStoreFeed(store, config, job.spec, now, 'csv');
     body = Buffer.from(renderFeed(job.spec, data, site, { outlook: job.outlook }));

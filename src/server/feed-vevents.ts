@@ -10,7 +10,7 @@
  * events) and its categories' names. So nothing has to tell the cache what changed, and a commit by another process is
  * seen like one of this one. Entries no render used for a while are dropped.
  *
- * Public: `VeventCache` (`render(records, cfg, host)`).
+ * Public: `VeventCache` (`pass(cfg, host)`: `add` each page of records, then `end`).
  */
 import { hash } from 'node:crypto';
 import { type VeventBytes, veventBytes, veventOf } from '../export/ical.ts';
@@ -21,6 +21,11 @@ import type { Config } from './config.ts';
 
 /** Renders after which an entry no render asked for is dropped (feeds differ in what they show). */
 const UNUSED_RENDERS = 8;
+
+export interface RenderPass {
+  add(page: FeedRecords): void;
+  end(): VeventBytes[];
+}
 
 interface Entry {
   key: string;
@@ -38,35 +43,43 @@ export class VeventCache {
     return this.#entries.size;
   }
 
-  /** The VEVENTs of a feed's records in feed order (live events, then tombstones). */
-  render(r: FeedRecords, cfg: Config, host: string): VeventBytes[] {
+  /**
+   * One render of a feed: `add` each page of its records in feed order (feedRecordPages), then `end`
+   * gives their VEVENTs (live events, then tombstones).
+   */
+  pass(cfg: Config, host: string): RenderPass {
     const renderNo = ++this.#renders;
     this.lastRendered = 0;
+    // A page's venues and organizers are the same records on every page (feedRecordPages reads each once).
     const linkedDigests = new Map<string, string>();
     const vevents: VeventBytes[] = [];
-    const sequenceOf = (id: number) => r.sequences.get(id) ?? 0;
-    for (const e of r.items) {
-      const sequence = sequenceOf(e.id);
-      vevents.push(
-        this.#get(`e${e.id}`, eventKey(e, r.rel, sequence, linkedDigests), renderNo, () =>
-          veventBytes(veventOf(feedEvent(e, r.rel, cfg), { host, sequence: () => sequence })),
-        ),
-      );
-    }
-    for (const t of r.tombstones) {
-      vevents.push(
-        this.#get(`t${t.id}`, digest(JSON.stringify(t)), renderNo, () =>
-          veventBytes(
-            veventOf(tombstoneEvent(t), { host, sequence: () => t.sequence, cancelled: () => true }),
+    const add = (r: FeedRecords) => {
+      for (const e of r.items) {
+        const sequence = r.sequences.get(e.id) ?? 0;
+        vevents.push(
+          this.#get(`e${e.id}`, eventKey(e, r.rel, sequence, linkedDigests), renderNo, () =>
+            veventBytes(veventOf(feedEvent(e, r.rel, cfg), { host, sequence: () => sequence })),
           ),
-        ),
-      );
-    }
-    if (renderNo % UNUSED_RENDERS === 0) {
-      for (const [id, entry] of this.#entries)
-        if (entry.usedAt <= renderNo - UNUSED_RENDERS) this.#entries.delete(id);
-    }
-    return vevents;
+        );
+      }
+      for (const t of r.tombstones) {
+        vevents.push(
+          this.#get(`t${t.id}`, digest(JSON.stringify(t)), renderNo, () =>
+            veventBytes(
+              veventOf(tombstoneEvent(t), { host, sequence: () => t.sequence, cancelled: () => true }),
+            ),
+          ),
+        );
+      }
+    };
+    const end = () => {
+      if (renderNo % UNUSED_RENDERS === 0) {
+        for (const [id, entry] of this.#entries)
+          if (entry.usedAt <= renderNo - UNUSED_RENDERS) this.#entries.delete(id);
+      }
+      return vevents;
+    };
+    return { add, end };
   }
 
   #get(id: string, key: string, renderNo: number, make: () => VeventBytes): VeventBytes {

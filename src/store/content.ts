@@ -242,6 +242,12 @@ export interface ContentStore {
   publishDue(nowUtc: string): Promise<number>;
 
   listEvents(q: EventQuery): Promise<Page<EventRecord>>;
+  /**
+   * The ids of every event `listEvents(q)` lists, in its order (`offset` and `limit` are not read): a
+   * reader that loads a long list a page at a time by these ids sees each event once, whatever is
+   * written meanwhile (pages by offset would shift under an insert).
+   */
+  listEventIds(q: EventQuery): Promise<number[]>;
   listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>>;
   /** Batch loads for rendering a page without N+1 queries. */
   getLinkedMany(ids: number[]): Promise<Map<number, LinkedRecord>>;

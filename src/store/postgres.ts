@@ -435,14 +435,18 @@ export class PostgresStore implements Store {
 
   /** The ordered ids of every match (the total is their number), then the page's rows by id. */
   async listEvents(q: EventQuery): Promise<Page<EventRecord>> {
-    const sql = eventListSql(q, POSTGRES);
-    if (!sql) return { items: [], total: 0 };
-    const ids = (await this.#db.tuples<[number]>(sql.ordered, sql.params)).map((row) => row[0]);
+    const ids = await this.listEventIds(q);
     const page = ids.slice(q.offset, q.offset + q.limit);
     if (page.length === 0) return { items: [], total: ids.length };
     const rows = await this.#db.tuples<EventTuple>(`${EVENT_SELECT} WHERE id = ANY(?::int[])`, [page]);
     const byId = new Map(rows.map((row) => [row[0], row]));
     return { items: await this.#events(page.map((id) => byId.get(id)!)), total: ids.length };
+  }
+
+  async listEventIds(q: EventQuery): Promise<number[]> {
+    const sql = eventListSql(q, POSTGRES);
+    if (!sql) return [];
+    return (await this.#db.tuples<[number]>(sql.ordered, sql.params)).map((row) => row[0]);
   }
 
   listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>> {

@@ -189,13 +189,22 @@ export class SqliteEvents {
    * where OFFSET would walk every row before the page.
    */
   list(q: EventQuery): Page<EventRecord> {
+    const ids = this.#listIds(q);
+    return { items: this.#byIds(ids.slice(q.offset, q.offset + q.limit)), total: ids.length };
+  }
+
+  /** Every match's id in list order (a copy: the kept list changes with later inserts). */
+  ids(q: EventQuery): number[] {
+    return this.#listIds(q).slice();
+  }
+
+  #listIds(q: EventQuery): number[] {
     const sql = eventListSql(q);
-    if (!sql) return { items: [], total: 0 };
+    if (!sql) return [];
     // Queued events are searched without the index (list-sql.ts); events another process queued
     // are indexed here too, in the background.
     if (sql.usesSearchIndex) this.searchIndex.scheduleIfPending();
-    const ids = this.#orderedIds(sql);
-    return { items: this.#byIds(ids.slice(q.offset, q.offset + q.limit)), total: ids.length };
+    return this.#orderedIds(sql);
   }
 
   /**

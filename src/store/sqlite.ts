@@ -472,6 +472,10 @@ export class SqliteStore implements Store {
     return this.#call(() => this.#events.list(q));
   }
 
+  listEventIds(q: EventQuery): Promise<number[]> {
+    return this.#call(() => this.#events.ids(q));
+  }
+
   listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>> {
     return this.#call(() => this.#linked.list(kind, q));
   }

@@ -5,8 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultFeeds } from '../../src/export/feed-spec.ts';
-import { renderFeed } from '../../src/export/render.ts';
-import { loadStoreFeed } from '../../src/export/store-feed.ts';
+import { icalBytes } from '../../src/export/ical.ts';
+import { icalOptions, renderFeed } from '../../src/export/render.ts';
+import { feedRecordPages, loadStoreFeed } from '../../src/export/store-feed.ts';
 import { type FeedJob, renderStoreFeed } from '../../src/server/feed-render.ts';
 import { VeventCache } from '../../src/server/feed-vevents.ts';
 import { type Harness, makeApp, NOW } from './harness.ts';
@@ -118,7 +119,7 @@ describe('a feed kept event by event', () => {
     });
     const warm = await renderStoreFeed(h.store, h.app.config, job, kept);
     const now = new Date(job.nowMs);
-    const data = await loadStoreFeed(h.store, { ...h.app.config, now: () => now }, job.spec, now, 'ics');
+    const data = await loadStoreFeed(h.store, h.app.config, job.spec, now, 'ics');
     const site = { host: h.app.config.host, timezone: h.app.config.siteTimezone, source: job.source };
     const asString = renderFeed(job.spec, data, site, { outlook: false });
     expect(asString).toContain('SUMMARY:Café Zürich — Noël ☕ 𝄞');
@@ -132,5 +133,75 @@ describe('a feed kept event by event', () => {
     expect(after.rendered).toBe(1);
     expect(after.text).toBe(after.fromNothing);
     expect(after.text).toContain('STATUS:CANCELLED');
+  });
+});
+
+describe('a feed read a page of records at a time', () => {
+  let h: Harness;
+  const spec = { ...defaultFeeds()[0], format: 'ics' as const };
+  const now = NOW;
+  const ids: number[] = [];
+  const event = (title: string, day: number) => ({
+    title,
+    status: 'publish',
+    start_date: `2026-12-${String(day).padStart(2, '0')} 19:00`,
+    end_date: `2026-12-${String(day).padStart(2, '0')} 21:00`,
+    venue: { venue: day % 2 ? 'Town Hall' : 'Old Mill', city: 'Bremen' },
+    organizer: [{ organizer: 'Friends of Music', email: 'friends@example.org' }],
+  });
+  const liveIds = async () =>
+    (await loadStoreFeed(h.store, h.app.config, spec, now, 'ics')).events.map((e) => e.id);
+
+  beforeAll(async () => {
+    h = await makeApp();
+    for (let day = 1; day <= 11; day++) ids.push((await h.created('/events', event(`Night ${day}`, day))).id);
+  });
+  afterAll(() => h.app.close());
+
+  it('gives the events of one read in their order, and the same feed bytes', async () => {
+    const pages = [];
+    for await (const page of feedRecordPages(h.store, spec, now, 'ics', 4)) pages.push(page);
+    expect(pages.map((p) => p.items.length)).toEqual([4, 4, 3]);
+    expect(pages.flatMap((p) => p.items.map((e) => e.id))).toEqual(await liveIds());
+    // The venues and organizers are the same records on every page.
+    expect(pages[2].rel.linked.get(pages[2].items[0].venue_id!)).toBe(
+      pages[0].rel.linked.get(pages[2].items[0].venue_id!),
+    );
+
+    const job = {
+      spec,
+      outlook: false,
+      source: 'https://cal.example.org/feeds/all.ics',
+      nowMs: now.getTime(),
+    };
+    const whole = await renderStoreFeed(h.store, h.app.config, job, new VeventCache());
+    const pass = new VeventCache().pass({ ...h.app.config, now: () => now }, h.app.config.host);
+    for (const page of pages) pass.add(page);
+    const site = { host: h.app.config.host, timezone: h.app.config.siteTimezone, source: job.source };
+    expect(icalBytes(pass.end(), icalOptions(spec, site)).equals(whole.body)).toBe(true);
+  });
+
+  it('shows no event twice and skips none when writes move the others between pages', async () => {
+    const before = await liveIds();
+    const pages = feedRecordPages(h.store, spec, now, 'ics', 3);
+    const seen: number[] = [];
+    const first = await pages.next();
+    for (const e of first.value!.items) seen.push(e.id);
+    // An event that starts before all others (pages by offset would shift by one), one unpublished and
+    // one deleted further on.
+    const early = await h.created('/events', event('Matinee', 1));
+    const unpublished = before[6];
+    const deleted = before[8];
+    expect(
+      (await h.call('POST', `/events/${unpublished}`, { as: 'administrator', body: { status: 'draft' } }))
+        .status,
+    ).toBe(200);
+    expect((await h.call('DELETE', `/events/${deleted}`, { as: 'administrator' })).status).toBe(200);
+    for await (const page of pages) for (const e of page.items) seen.push(e.id);
+
+    expect(seen).toEqual(before.filter((id) => id !== unpublished && id !== deleted));
+    expect(seen).not.toContain(early.id);
+    // The next render has them all as they are now.
+    expect(await liveIds()).toContain(early.id);
   });
 });

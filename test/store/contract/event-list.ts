@@ -124,6 +124,21 @@ export function eventListContract(open: OpenStore): void {
       expect(pages.map((p) => p.total)).toEqual([60, 60, 60, 60]);
     });
 
+    it('listEventIds: the ids of every event the list lists, in its order, whatever the offset and limit', async () => {
+      const s = store();
+      const late = await s.insertEvent(eventOn(12));
+      await s.insertEvent(eventOn(11, 10, { hide_from_listings: true }));
+      const early = await s.insertEvent(eventOn(11, 9));
+      const listed = await s.listEventIds(eventQuery({ offset: 1, limit: 1 }));
+      expect(listed).toEqual([early.id, late.id]);
+      expect(listed).toEqual(ids((await s.listEvents(eventQuery())).items));
+      expect(await s.listEventIds(eventQuery({ matchNothing: true }))).toEqual([]);
+      // The answer is the caller's: changing it changes no later answer.
+      listed.push(-1);
+      const added = await s.insertEvent(eventOn(13));
+      expect(await s.listEventIds(eventQuery())).toEqual([early.id, late.id, added.id]);
+    });
+
     it('total counts every match whatever the offset and limit', async () => {
       const s = store();
       const all = await mapInOrder(
