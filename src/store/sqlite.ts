@@ -85,7 +85,8 @@ export interface OpenOptions {
    * Memory for pages: `cacheKiB` of page cache (default 65,536) and reads through mmap up to `mmapBytes`
    * (default 256 MiB; 0 reads through system calls). Both count in the process's RSS as they fill, so a
    * server that reads gains from them and an import, which writes each page about once, does not (the
-   * local target's, src/embedded/local-target.ts).
+   * local target's, src/embedded/local-target.ts). A read-only connection reads without mmap and takes
+   * `cacheKiB` only.
    */
   pages?: { cacheKiB: number; mmapBytes: number };
   /**
@@ -126,14 +127,14 @@ export class SqliteStore implements Store {
 
   static open(path: string, options: OpenOptions = {}): SqliteStore {
     try {
-      if (options.readOnly) return SqliteStore.#openReadOnly(path, true);
+      if (options.readOnly) return SqliteStore.#openReadOnly(path, true, options.pages?.cacheKiB);
       return SqliteStore.#open(path, options);
     } catch (error) {
       const fault = storageFault(error);
       if (!fault) throw error;
       if (options.readOnlyFallback && path !== ':memory:' && !writable(path) && existsSync(path)) {
         try {
-          return SqliteStore.#openReadOnly(path, false);
+          return SqliteStore.#openReadOnly(path, false, options.pages?.cacheKiB);
         } catch (readError) {
           if (!storageFault(readError)) throw readError;
         }
@@ -180,14 +181,14 @@ export class SqliteStore implements Store {
    * create one there: a cleanly closed file (no `-wal` left) is opened `immutable` (nothing can change it
    * anyway), one with a `-wal` left read-only as it is, so the writes in that WAL are not missed.
    */
-  static #openReadOnly(path: string, live: boolean): SqliteStore {
+  static #openReadOnly(path: string, live: boolean, cacheKiB = CACHE_KIB): SqliteStore {
     // `live`: another connection writes it now, so it is never `immutable`.
     const walLeft = live || (existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0);
     const url = pathToFileURL(path);
     if (!walLeft) url.search = '?immutable=1';
     const db = new DatabaseSync(walLeft ? path : url, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
     try {
-      db.exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -${CACHE_KIB}; PRAGMA temp_store = MEMORY`);
+      db.exec(`PRAGMA foreign_keys = ON; PRAGMA cache_size = -${cacheKiB}; PRAGMA temp_store = MEMORY`);
       // Only checks the version: a file that needs migrating cannot be migrated here, and says so.
       migrate(db, undefined, path);
     } catch (error) {
