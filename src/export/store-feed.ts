@@ -19,6 +19,7 @@ import type {
   LinkedKind,
   LinkedRecord,
   Store,
+  Visibility,
 } from '../store/store.ts';
 import { type FeedFilters, feedWindow } from './feed-spec.ts';
 
@@ -37,7 +38,7 @@ export interface FeedEvents {
   texts?: StoredTexts;
 }
 
-const ANONYMOUS = { statuses: ['publish' as const], ownStatuses: [], ownerId: null };
+const ANONYMOUS: Visibility = { statuses: ['publish'], ownStatuses: [], ownerId: null };
 const ZERO_DATE = '0000-00-00 00:00:00';
 
 /** Term ids for names or slugs; categories with their descendants. `[]` when none is known. */
@@ -163,10 +164,10 @@ export const FEED_PAGE = 2_000;
  * without events. Live events come in list order (start, then publication). A CSV has no tombstones (it
  * cannot say "cancelled"), and has the events hidden from listings too (see `loadStoreFeed`).
  *
- * The feed's ids are read at once (`listEventIds`), each page then by its ids as the event is now, with
- * the feed's visibility and filters applied again: an event deleted or unpublished since is left out,
- * and none comes twice or is skipped because a write moved the others (pages by offset would shift).
- * Each venue and organizer is read once, with the first page that shows it.
+ * The feed's ids are read at once (`listEventIds`), each page then by its ids as the event is now
+ * (`getEventsMany`): none comes twice or is skipped because a write moved the others (pages by offset
+ * would shift), and one deleted or unpublished since is left out, its tombstone shown instead. Each venue
+ * and organizer is read once, with the first page that shows it.
  */
 export async function* feedRecordPages(
   store: Store,
@@ -179,11 +180,18 @@ export async function* feedRecordPages(
   if (format === 'csv') query.withHidden = true;
   const ids = nothing ? [] : await store.listEventIds(query);
   const linked = new Map<number, LinkedRecord>();
+  /** The events shown: one gone since its id was read has its tombstone shown instead. */
+  const shown = new Set<number>();
   for (let from = 0; from < ids.length; from += size) {
     const page = ids.slice(from, from + size);
-    const found = await store.listEvents({ ...query, include: page, offset: 0, limit: page.length });
-    const byId = new Map(found.items.map((e) => [e.id, e]));
-    const items = page.map((id) => byId.get(id)).filter((e) => e !== undefined);
+    const found = await store.getEventsMany(page);
+    const items: EventRecord[] = [];
+    for (const id of page) {
+      const e = found.get(id);
+      if (e === undefined || !ANONYMOUS.statuses.includes(e.status)) continue;
+      items.push(e);
+      shown.add(id);
+    }
     const rel = await loadRelated(store, items, null, linked);
     for (const [id, record] of rel.linked) linked.set(id, record);
     const sequences = await store.eventSequences(items.map((e) => e.id));
@@ -192,11 +200,10 @@ export async function* feedRecordPages(
   if (format === 'ics' && !nothing) {
     // From the start of the UTC day, like the window: the feed stays the same all day.
     const since = new Date((Math.floor(now.getTime() / 86_400_000) - f.tombstoneDays) * 86_400_000);
-    const live = new Set(ids);
     const tombstones: EventTombstone[] = [];
     const sequences = new Map<number, number>();
     for (const t of await store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
-      if (live.has(t.id) || !selects(t, query)) continue;
+      if (shown.has(t.id) || !selects(t, query)) continue;
       tombstones.push(t);
       sequences.set(t.id, t.sequence);
     }
@@ -227,7 +234,13 @@ async function loadFeedRecords(
 ): Promise<FeedRecords> {
   const all: FeedRecords = {
     items: [],
-    rel: { linked: new Map(), attachments: new Map(), terms: new Map() },
+    // With `rendered`: each venue, organizer and term is rendered once for all events, as one page does.
+    rel: {
+      linked: new Map(),
+      attachments: new Map(),
+      terms: new Map(),
+      rendered: { linked: new Map(), terms: new Map() },
+    },
     sequences: new Map(),
     tombstones: [],
     lastModified: null,

@@ -251,6 +251,8 @@ export interface ContentStore {
   listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>>;
   /** Batch loads for rendering a page without N+1 queries. */
   getLinkedMany(ids: number[]): Promise<Map<number, LinkedRecord>>;
+  /** The events of these ids that exist, by id, whatever their status: the caller says who may see them. */
+  getEventsMany(ids: number[]): Promise<Map<number, EventRecord>>;
   getAttachmentsMany(ids: number[]): Promise<Map<number, AttachmentRecord>>;
   getTermsMany(ids: number[]): Promise<Map<number, TermRecord>>;
 

@@ -438,9 +438,16 @@ export class PostgresStore implements Store {
     const ids = await this.listEventIds(q);
     const page = ids.slice(q.offset, q.offset + q.limit);
     if (page.length === 0) return { items: [], total: ids.length };
-    const rows = await this.#db.tuples<EventTuple>(`${EVENT_SELECT} WHERE id = ANY(?::int[])`, [page]);
-    const byId = new Map(rows.map((row) => [row[0], row]));
-    return { items: await this.#events(page.map((id) => byId.get(id)!)), total: ids.length };
+    const byId = await this.getEventsMany(page);
+    return { items: page.map((id) => byId.get(id)!), total: ids.length };
+  }
+
+  async getEventsMany(ids: number[]): Promise<Map<number, EventRecord>> {
+    const found = new Map<number, EventRecord>();
+    if (ids.length === 0) return found;
+    const rows = await this.#db.tuples<EventTuple>(`${EVENT_SELECT} WHERE id = ANY(?::int[])`, [ids]);
+    for (const e of await this.#events(rows)) found.set(e.id, e);
+    return found;
   }
 
   async listEventIds(q: EventQuery): Promise<number[]> {

@@ -298,10 +298,21 @@ export class SqliteEvents {
     return ids;
   }
 
+  /** The events of these ids that exist, by id. */
+  getMany(ids: readonly number[]): Map<number, EventRecord> {
+    return this.#read(ids, false);
+  }
+
   /** Events with these ids, in this order (#orderedIds has just looked for other processes' commits). */
   #byIds(ids: number[]): EventRecord[] {
     if (ids.length === 0) return [];
-    const found = this.#kept.read(
+    const found = this.#read(ids, true);
+    return ids.map((id) => found.get(id)!);
+  }
+
+  /** Through the memo; `looked`: the caller has just looked for other processes' commits. */
+  #read(ids: readonly number[], looked: boolean): Map<number, EventRecord> {
+    return this.#kept.read(
       ids,
       (missing) =>
         this.records(
@@ -309,9 +320,8 @@ export class SqliteEvents {
             JSON.stringify(missing),
           ]),
         ),
-      true,
+      looked,
     );
-    return ids.map((id) => found.get(id)!);
   }
 }
 

@@ -477,6 +477,10 @@ export class SqliteStore implements Store {
     return this.#call(() => this.#events.ids(q));
   }
 
+  getEventsMany(ids: number[]): Promise<Map<number, EventRecord>> {
+    return this.#call(() => this.#events.getMany(ids));
+  }
+
   listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>> {
     return this.#call(() => this.#linked.list(kind, q));
   }

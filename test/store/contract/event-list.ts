@@ -139,6 +139,16 @@ export function eventListContract(open: OpenStore): void {
       expect(await s.listEventIds(eventQuery())).toEqual([early.id, late.id, added.id]);
     });
 
+    it('getEventsMany: the events of the ids that exist, by id, whatever their status', async () => {
+      const s = store();
+      const shown = await s.insertEvent(eventOn(10));
+      const draft = await s.insertEvent(eventOn(11, 10, { status: 'draft' }));
+      const found = await s.getEventsMany([draft.id, shown.id, 999_999]);
+      expect([...found.keys()].sort((a, b) => a - b)).toEqual([shown.id, draft.id].sort((a, b) => a - b));
+      expect(found.get(draft.id)).toEqual(await s.getEvent(draft.id));
+      expect(await s.getEventsMany([])).toEqual(new Map());
+    });
+
     it('total counts every match whatever the offset and limit', async () => {
       const s = store();
       const all = await mapInOrder(
