@@ -156,7 +156,7 @@ export interface FeedRecords {
 }
 
 /** Events a feed render holds at once (`feedRecordPages`). */
-export const FEED_PAGE = 2_000;
+const FEED_PAGE = 2_000;
 
 /**
  * The feed's records at `now`, a page of at most `size` events at a time (the records of a
