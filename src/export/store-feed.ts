@@ -107,8 +107,19 @@ function overlaps(ids: readonly number[], wanted: readonly number[] | undefined)
   return wanted === undefined || ids.some((id) => wanted.includes(id));
 }
 
-/** Whether a tombstone passes the same filters and window as the live events. */
-function selects(t: EventTombstone, q: EventQuery): boolean {
+/** What the feed's filters read of an event or a tombstone (`term_ids`: its categories and tags). */
+type Selectable = Pick<
+  EventTombstone,
+  'end_utc' | 'start_utc' | 'featured' | 'venue_id' | 'organizer_ids'
+> & {
+  term_ids: readonly number[];
+};
+
+/**
+ * Whether an event or a tombstone passes the feed's window and filters, those `resolve` sets, as its list
+ * query applies them.
+ */
+function selects(t: Selectable, q: EventQuery): boolean {
   if (q.endsAfter !== undefined && !(t.end_utc > q.endsAfter)) return false;
   if (q.startsBefore !== undefined && !(t.start_utc < q.startsBefore)) return false;
   if (q.featured !== undefined && t.featured !== q.featured) return false;
@@ -165,8 +176,9 @@ const FEED_PAGE = 2_000;
  * cannot say "cancelled"), and has the events hidden from listings too (see `loadStoreFeed`).
  *
  * The feed's ids are read at once (`listEventIds`), each page then by its ids as the event is now
- * (`getEventsMany`): none comes twice or is skipped because a write moved the others (pages by offset
- * would shift), and one deleted or unpublished since is left out, its tombstone shown instead. Each venue
+ * (`getEventsMany`), with the feed's visibility, window and filters applied again: none comes twice or is
+ * skipped because a write moved the others (pages by offset would shift), and one deleted, unpublished or
+ * moved out of the feed since is left out (a tombstone shown instead where it has one). Each public venue
  * and organizer is read once, with the first page that shows it.
  */
 export async function* feedRecordPages(
@@ -184,11 +196,14 @@ export async function* feedRecordPages(
   const shown = new Set<number>();
   for (let from = 0; from < ids.length; from += size) {
     const page = ids.slice(from, from + size);
-    const found = await store.getEventsMany(page);
+    const found = await store.getEventsMany(page, ids.length);
     const items: EventRecord[] = [];
     for (const id of page) {
       const e = found.get(id);
       if (e === undefined || !ANONYMOUS.statuses.includes(e.status)) continue;
+      // As the feed's query would select it now: a write since the ids were read may have moved it out.
+      if (e.hide_from_listings && !query.withHidden) continue;
+      if (!selects({ ...e, term_ids: [...e.category_ids, ...e.tag_ids] }, query)) continue;
       items.push(e);
       shown.add(id);
     }

@@ -1,15 +1,15 @@
 /**
  * Each event's VEVENT kept by what it is made of (issue 15): a feed render reads its events' records
- * (cheap, a page at a time: src/export/store-feed.ts `feedRecordPages`), and renders to the wire and to iCalendar only the events whose records
- * changed since the last render — a write re-renders one event, not 10,000. A feed is then the
- * concatenation of kept VEVENTs plus its VTIMEZONEs (export/ical.ts `icalBytes`). They are kept as UTF-8
- * bytes (`VeventBytes`): after a 100,000-event render, its records dropped, the thread's heap held 199 MB
- * with the VEVENTs as strings and 135 MB so.
+ * (cheap, a page at a time: src/export/store-feed.ts `feedRecordPages`), and renders to the wire and to
+ * iCalendar only the events whose records changed since the last render — a write re-renders one event,
+ * not 10,000. A feed is then the concatenation of kept VEVENTs plus its VTIMEZONEs (export/ical.ts
+ * `icalBytes`). They are kept as UTF-8 bytes (`VeventBytes`): after a 100,000-event render, its records
+ * dropped, the thread's heap held 199 MB with the VEVENTs as strings and 135 MB so.
  *
  * The key of an event is a SHA-1 of everything its VEVENT is made from: its row, its SEQUENCE, the rows
  * of the venue, organizers and images it links to (a venue renamed changes the key of each of its
- * events) and its categories' names. So nothing has to tell the cache what changed, and a commit by another process is
- * seen like one of this one. Entries no render used for a while are dropped.
+ * events) and its categories' names. So nothing has to tell the cache what changed, and a commit by
+ * another process is seen like one of this one. Entries no render used for a while are dropped.
  *
  * Public: `VeventCache` (`pass(cfg, host)`: `add` each page of records, then `end`).
  */
@@ -51,14 +51,13 @@ export class VeventCache {
   pass(cfg: Config, host: string): RenderPass {
     const renderNo = ++this.#renders;
     this.lastRendered = 0;
-    // Kept across pages: feedRecordPages hands every page the same venue and organizer records.
-    const linkedDigests = new Map<string, string>();
+    const rowDigests = new WeakMap<object, string>();
     const vevents: VeventBytes[] = [];
     const add = (r: FeedRecords) => {
       for (const e of r.items) {
         const sequence = r.sequences.get(e.id) ?? 0;
         vevents.push(
-          this.#get(`e${e.id}`, eventKey(e, r.rel, sequence, linkedDigests), renderNo, () =>
+          this.#get(`e${e.id}`, eventKey(e, r.rel, sequence, rowDigests), renderNo, () =>
             veventBytes(veventOf(feedEvent(e, r.rel, cfg), { host, sequence: () => sequence })),
           ),
         );
@@ -90,38 +89,43 @@ export class VeventCache {
       entry = { key, vevent: make(), usedAt: renderNo };
       this.#entries.set(id, entry);
     }
-    entry.usedAt = renderNo;
+    // Two renders of different feeds may run at once (inline, on PostgreSQL): the later one counts.
+    entry.usedAt = Math.max(entry.usedAt, renderNo);
     return entry.vevent;
   }
 }
 
 const digest = (text: string) => hash('sha1', text, 'base64');
 
+const NO_ROW = digest('null');
+
 /**
- * What an event's VEVENT is made of, hashed; `linkedDigests` keeps the digest of each linked row's JSON
- * for the render. A venue or organizer row is hashed once per render and its digest, not its JSON, goes
- * into the key of each event that links it, so its JSON is not hashed again with every event (the keys of
- * 10,000 events: 134 → 116 ms of CPU; the event's own JSON is most of what is left).
+ * What an event's VEVENT is made of, hashed; `rowDigests` keeps the digest of each linked row's JSON for
+ * the render. A venue or organizer row is hashed once per render and its digest, not its JSON, goes into
+ * the key of each event that links it, so its JSON is not hashed again with every event (the keys of
+ * 10,000 events: 134 → 116 ms of CPU; the event's own JSON is most of what is left). Kept by the row
+ * itself, not its id: a row read again on a later page (an image; a venue that was not public when an
+ * earlier page read it) may have changed meanwhile, and the key must be that of the row rendered.
  */
 function eventKey(
   e: EventRecord,
   rel: Related,
   sequence: number,
-  linkedDigests: Map<string, string>,
+  rowDigests: WeakMap<object, string>,
 ): string {
-  const of = (kind: string, id: number, row: unknown) => {
-    const k = `${kind}${id}`;
-    let d = linkedDigests.get(k);
+  const of = (row: object | undefined) => {
+    if (row === undefined) return NO_ROW;
+    let d = rowDigests.get(row);
     if (d === undefined) {
-      d = digest(JSON.stringify(row ?? null));
-      linkedDigests.set(k, d);
+      d = digest(JSON.stringify(row));
+      rowDigests.set(row, d);
     }
     return d;
   };
-  const image = (id: number | null | undefined) => (id ? of('a', id, rel.attachments.get(id)) : '');
+  const image = (id: number | null | undefined) => (id ? of(rel.attachments.get(id)) : '');
   const linked = (id: number) => {
     const p = rel.linked.get(id);
-    return `${of('l', id, p)}${image(p?.image_id)}`;
+    return `${of(p)}${image(p?.image_id)}`;
   };
   let text = `${sequence}\n${JSON.stringify(e)}\n${image(e.image_id)}`;
   if (e.venue_id) text += `\n${linked(e.venue_id)}`;

@@ -251,8 +251,13 @@ export interface ContentStore {
   listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>>;
   /** Batch loads for rendering a page without N+1 queries. */
   getLinkedMany(ids: number[]): Promise<Map<number, LinkedRecord>>;
-  /** The events of these ids that exist, by id, whatever their status: the caller says who may see them. */
-  getEventsMany(ids: number[]): Promise<Map<number, EventRecord>>;
+  /**
+   * The events of these ids that exist, by id, whatever their status: the caller says who may see them.
+   * `partOf`: they are a page of a read of that many events (a feed read a page at a time); a store that
+   * keeps the records it reads keeps none of a read larger than it holds, whose pages would only push
+   * each other out.
+   */
+  getEventsMany(ids: number[], partOf?: number): Promise<Map<number, EventRecord>>;
   getAttachmentsMany(ids: number[]): Promise<Map<number, AttachmentRecord>>;
   getTermsMany(ids: number[]): Promise<Map<number, TermRecord>>;
 

@@ -12,7 +12,8 @@
  *
  * Nothing is kept or served inside a transaction (its rows may be rolled back, and a ROLLBACK marks no
  * table). Records are frozen, being shared by every request that reads them. When it holds `max`
- * records it starts over; a read of more than `max` records at once is not kept.
+ * records it starts over; a read of more than `max` records, at once or in pages, is not kept and
+ * pushes nothing out.
  */
 import type { Connection } from './connection.ts';
 
@@ -37,8 +38,10 @@ export class RowMemo<R extends { id: number }> {
   /**
    * The records of `ids` that exist, from here or from `load` (given the ids not kept). `looked`: the
    * caller has just looked for other processes' commits (`dataVersion`) in this synchronous call.
+   * `partOf`: `ids` are a page of a read of that many records (a feed of 100,000 events read 2,000 at a
+   * time), kept only when that whole read would be.
    */
-  read(ids: readonly number[], load: (ids: number[]) => R[], looked = false): Map<number, R> {
+  read(ids: readonly number[], load: (ids: number[]) => R[], looked = false, partOf = 0): Map<number, R> {
     const found = new Map<number, R>();
     const db = this.#db;
     if (db.db.isTransaction) {
@@ -64,10 +67,11 @@ export class RowMemo<R extends { id: number }> {
     if (missing.length < ids.length) changes.readTables(this.#tables);
     if (missing.length === 0) return found;
     const loaded = load(missing);
-    if (this.#records.size + loaded.length > this.#max) this.#records.clear();
-    // More than `max` at once (a feed of 100,000 events, read whole) is not kept at all: kept, it would
-    // stay past the bound for as long as those tables do not change.
-    const keep = loaded.length <= this.#max;
+    // More than `max` at once, or in pages (a feed of 100,000 events), is not kept at all, and pushes
+    // nothing out: kept whole it would stay past the bound for as long as those tables do not change, and
+    // in pages each page would push out the one before, for no read to find.
+    const keep = Math.max(ids.length, partOf) <= this.#max;
+    if (keep && this.#records.size + loaded.length > this.#max) this.#records.clear();
     for (const r of loaded) {
       freeze(r);
       if (keep) this.#records.set(r.id, r);

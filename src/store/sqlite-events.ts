@@ -298,9 +298,9 @@ export class SqliteEvents {
     return ids;
   }
 
-  /** The events of these ids that exist, by id. */
-  getMany(ids: readonly number[]): Map<number, EventRecord> {
-    return this.#read(ids, false);
+  /** The events of these ids that exist, by id; `partOf` as in RowMemo.read. */
+  getMany(ids: readonly number[], partOf?: number): Map<number, EventRecord> {
+    return this.#read(ids, false, partOf);
   }
 
   /** Events with these ids, in this order (#orderedIds has just looked for other processes' commits). */
@@ -311,7 +311,7 @@ export class SqliteEvents {
   }
 
   /** Through the memo; `looked`: the caller has just looked for other processes' commits. */
-  #read(ids: readonly number[], looked: boolean): Map<number, EventRecord> {
+  #read(ids: readonly number[], looked: boolean, partOf?: number): Map<number, EventRecord> {
     return this.#kept.read(
       ids,
       (missing) =>
@@ -321,6 +321,7 @@ export class SqliteEvents {
           ]),
         ),
       looked,
+      partOf,
     );
   }
 }

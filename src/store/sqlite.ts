@@ -477,8 +477,8 @@ export class SqliteStore implements Store {
     return this.#call(() => this.#events.ids(q));
   }
 
-  getEventsMany(ids: number[]): Promise<Map<number, EventRecord>> {
-    return this.#call(() => this.#events.getMany(ids));
+  getEventsMany(ids: number[], partOf?: number): Promise<Map<number, EventRecord>> {
+    return this.#call(() => this.#events.getMany(ids, partOf));
   }
 
   listLinked(kind: LinkedKind, q: LinkedQuery): Promise<Page<LinkedRecord>> {

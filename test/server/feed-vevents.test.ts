@@ -216,3 +216,58 @@ describe('a feed read a page of records at a time', () => {
     expect(await liveIds()).toContain(early.id);
   });
 });
+
+describe('writes between the pages of a render', () => {
+  let h: Harness;
+  const spec = { ...defaultFeeds()[0], format: 'ics' as const };
+  const job = { spec, outlook: false, source: 'https://cal.example.org/feeds/all.ics', nowMs: NOW.getTime() };
+  const site = () => ({ host: h.app.config.host, timezone: h.app.config.siteTimezone, source: job.source });
+  const update = async (path: string, body: Record<string, unknown>) =>
+    expect((await h.call('POST', path, { as: 'administrator', body })).status).toBe(200);
+
+  beforeAll(async () => {
+    h = await makeApp();
+  });
+  afterAll(() => h.app.close());
+
+  it('an event moved out of the feed (other category, hidden, past its window) is not shown', async () => {
+    const ids: number[] = [];
+    for (const day of [1, 2, 3, 4]) {
+      const body = { title: `Gig ${day}`, status: 'publish', categories: ['Music'] };
+      const at = { start_date: `2026-12-0${day} 19:00`, end_date: `2026-12-0${day} 21:00` };
+      ids.push((await h.created('/events', { ...body, ...at })).id);
+    }
+    const music = { ...spec, categories: ['Music'] };
+    const seen: number[] = [];
+    let pages = 0;
+    for await (const page of feedRecordPages(h.store, music, NOW, 'ics', 1)) {
+      for (const e of page.items) seen.push(e.id);
+      if (++pages > 1) continue;
+      await update(`/events/${ids[1]}`, { categories: ['Dance'] });
+      await update(`/events/${ids[2]}`, { hide_from_listings: true });
+      await update(`/events/${ids[3]}`, { start_date: '2026-09-01 19:00', end_date: '2026-09-01 21:00' });
+    }
+    expect(seen).toEqual([ids[0]]);
+  });
+
+  it('a venue made public between two pages, and private again, leaves no kept VEVENT showing it', async () => {
+    const venue = await h.created('/venues', { venue: 'Secret Bunker', city: 'Nowhere', status: 'draft' });
+    // Before the other events: the first page shows one of them, while the venue is still private.
+    for (const day of [25, 26]) {
+      const at = { start_date: `2026-11-${day} 19:00`, end_date: `2026-11-${day} 21:00` };
+      await h.created('/events', { title: `Night ${day}`, status: 'publish', venue: venue.id, ...at });
+    }
+    const kept = new VeventCache();
+    const pass = kept.pass({ ...h.app.config, now: () => NOW }, h.app.config.host);
+    let pages = 0;
+    for await (const page of feedRecordPages(h.store, spec, NOW, 'ics', 1)) {
+      pass.add(page);
+      if (++pages === 1) await update(`/venues/${venue.id}`, { status: 'publish' });
+    }
+    expect(icalBytes(pass.end(), icalOptions(spec, site())).toString()).toContain('LOCATION:Secret Bunker');
+    await update(`/venues/${venue.id}`, { status: 'draft' });
+    const warm = (await renderStoreFeed(h.store, h.app.config, job, kept)).body.toString();
+    expect(warm).not.toContain('Secret Bunker');
+    expect(warm).toBe((await renderStoreFeed(h.store, h.app.config, job, new VeventCache())).body.toString());
+  });
+});
