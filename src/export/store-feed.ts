@@ -107,23 +107,18 @@ function overlaps(ids: readonly number[], wanted: readonly number[] | undefined)
   return wanted === undefined || ids.some((id) => wanted.includes(id));
 }
 
-/** What the feed's filters read of an event or a tombstone (`term_ids`: its categories and tags). */
-type Selectable = Pick<
-  EventTombstone,
-  'end_utc' | 'start_utc' | 'featured' | 'venue_id' | 'organizer_ids'
-> & {
-  term_ids: readonly number[];
-};
+/** What the feed's filters read of an event or a tombstone, but for its terms. */
+type Selectable = Pick<EventTombstone, 'end_utc' | 'start_utc' | 'featured' | 'venue_id' | 'organizer_ids'>;
 
 /**
- * Whether an event or a tombstone passes the feed's window and filters, those `resolve` sets, as its list
- * query applies them.
+ * Whether an event or a tombstone with these categories and tags (`termIds`) passes the feed's window and
+ * filters, those `resolve` sets, as its list query applies them.
  */
-function selects(t: Selectable, q: EventQuery): boolean {
+function selects(t: Selectable, termIds: readonly number[], q: EventQuery): boolean {
   if (q.endsAfter !== undefined && !(t.end_utc > q.endsAfter)) return false;
   if (q.startsBefore !== undefined && !(t.start_utc < q.startsBefore)) return false;
   if (q.featured !== undefined && t.featured !== q.featured) return false;
-  if (!overlaps(t.term_ids, q.categoryIds) || !overlaps(t.term_ids, q.tagIds)) return false;
+  if (!overlaps(termIds, q.categoryIds) || !overlaps(termIds, q.tagIds)) return false;
   if (!overlaps(t.venue_id === null ? [] : [t.venue_id], q.venueIds)) return false;
   return overlaps(t.organizer_ids, q.organizerIds);
 }
@@ -203,7 +198,7 @@ export async function* feedRecordPages(
       if (e === undefined || !ANONYMOUS.statuses.includes(e.status)) continue;
       // As the feed's query would select it now: a write since the ids were read may have moved it out.
       if (e.hide_from_listings && !query.withHidden) continue;
-      if (!selects({ ...e, term_ids: [...e.category_ids, ...e.tag_ids] }, query)) continue;
+      if (!selects(e, [...e.category_ids, ...e.tag_ids], query)) continue;
       items.push(e);
       shown.add(id);
     }
@@ -218,7 +213,7 @@ export async function* feedRecordPages(
     const tombstones: EventTombstone[] = [];
     const sequences = new Map<number, number>();
     for (const t of await store.eventTombstones(since.toISOString().slice(0, 19).replace('T', ' '))) {
-      if (shown.has(t.id) || !selects(t, query)) continue;
+      if (shown.has(t.id) || !selects(t, t.term_ids, query)) continue;
       tombstones.push(t);
       sequences.set(t.id, t.sequence);
     }
