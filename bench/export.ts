@@ -40,12 +40,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { ICalEventData, ICalLocation } from 'ical-generator';
+import type { ICalEventData } from 'ical-generator';
 import { feedSpec } from '../src/export/feed-spec.ts';
 import { type FeedEvents, loadStoreFeed } from '../src/export/store-feed.ts';
-import { htmlToText } from '../src/model/html.ts';
-import { decodeEntities } from '../src/render/text.ts';
-import { venueOf, type WireEvent } from '../src/render/wire.ts';
+import type { WireEvent } from '../src/render/wire.ts';
 import { resolveConfig } from '../src/server/config.ts';
 import { openSqliteStore } from '../src/store/sqlite.ts';
 import { eventBodies } from './event-bodies.ts';
@@ -247,7 +245,7 @@ async function csvRender(): Promise<Renderer> {
 
 /**
  * ical-generator alone on the same events: what calsync's `eventData` (src/export/ical.ts) hands it, made
- * before the clock with the same helpers (entities decoded, HTML to text, the venue's one-line address),
+ * before the clock by that function itself (entities decoded, HTML to text, the venue's one-line address),
  * so that the clock covers the library's own work: its events built from that data, then `toString()` of
  * the calendar holding them all (which folds the whole text). Zoned times are luxon DateTimes in the
  * event's zone with the event's `timezone` set, the way ical-generator's README gives them (calsync passes
@@ -262,74 +260,25 @@ async function csvRender(): Promise<Renderer> {
  *   after END:VCALENDAR — neither appears in these events' feed but the last.
  */
 async function anchor(): Promise<Renderer> {
-  const { ICalCalendar, ICalCalendarMethod, ICalEventStatus } = await import('ical-generator');
-  const { DateTime, IANAZone } = await import('luxon');
+  const { ICalCalendar, ICalCalendarMethod } = await import('ical-generator');
+  const { DateTime } = await import('luxon');
+  const { eventData } = await import('../src/export/ical.ts');
   const { vtimezone } = await import('../src/export/vtimezone.ts');
-  const utc = (s: string) => (s.startsWith('0000') ? null : new Date(`${s.replace(' ', 'T')}Z`));
-  const day = (s: string, plus = 0) =>
-    new Date(Date.parse(`${s.slice(0, 10)}T00:00:00Z`) + plus * 86_400_000);
-  // Kept by name, as calsync does: each isValidZone makes an Intl.DateTimeFormat (~25 KB outside the heap).
-  const iana = new Map<string, boolean>();
-  const isIana = (tz: string) => {
-    let valid = iana.get(tz);
-    if (valid === undefined) {
-      valid = tz !== 'UTC' && !/^UTC[+-]/.test(tz) && IANAZone.isValidZone(tz);
-      iana.set(tz, valid);
-    }
-    return valid;
-  };
-  const location = (e: WireEvent): ICalLocation | string | null => {
-    const v = venueOf(e);
-    if (!v) return null;
-    const parts = [decodeEntities(v.venue ?? ''), v.address, v.city, v.stateprovince, v.zip, v.country];
-    const text = parts.filter((p): p is string => typeof p === 'string' && p.trim() !== '').join(', ');
-    const { geo_lat: lat, geo_lng: lon } = v as { geo_lat?: unknown; geo_lng?: unknown };
-    if (!text || lat === undefined || lon === undefined || lat === '' || lon === '') return text || null;
-    return { title: text, geo: { lat: Number(lat), lon: Number(lon) } };
-  };
   return (data, host) => {
     const zoneYears = new Map<string, Set<number>>();
+    const opts = {
+      host,
+      sequence: (e: WireEvent) => data.sequences.get(e.id) ?? 0,
+      cancelled: (e: WireEvent) => data.cancelled.has(e.id),
+    };
+    const instant = (wire: string) => Date.parse(`${wire.replace(' ', 'T')}Z`);
     const events = data.events.map((e): ICalEventData => {
-      const modified = utc(e.modified_utc);
-      const created = utc(e.date_utc);
-      const d: ICalEventData = {
-        id: `${e.id}@${host}`,
-        stamp: modified ?? created ?? new Date(),
-        lastModified: modified,
-        created,
-        start: new Date(0),
-        summary: decodeEntities(e.title),
-        url: e.url || null,
-        location: location(e),
-        sequence: data.sequences.get(e.id) ?? 0,
-      };
-      if (data.cancelled.has(e.id)) d.status = ICalEventStatus.CANCELLED;
-      if (e.all_day) {
-        d.allDay = true;
-        d.start = day(e.start_date);
-        d.end = day(e.end_date, 1);
-      } else if (isIana(e.timezone)) {
-        const start = utc(e.utc_start_date)!;
-        const end = utc(e.utc_end_date)!;
-        d.timezone = e.timezone;
-        d.start = DateTime.fromMillis(start.getTime(), { zone: e.timezone });
-        d.end = DateTime.fromMillis(end.getTime(), { zone: e.timezone });
-        const years = zoneYears.get(e.timezone) ?? new Set<number>();
-        zoneYears.set(e.timezone, years.add(start.getUTCFullYear()).add(end.getUTCFullYear()));
-      } else {
-        d.start = utc(e.utc_start_date)!;
-        d.end = utc(e.utc_end_date)!;
+      const d = eventData(e, opts, zoneYears);
+      // Zoned times as luxon DateTimes, the way ical-generator's README gives them, from the same instants.
+      if (d.timezone) {
+        d.start = DateTime.fromMillis(instant(e.utc_start_date), { zone: d.timezone });
+        d.end = DateTime.fromMillis(instant(e.utc_end_date), { zone: d.timezone });
       }
-      const description = htmlToText(e.description);
-      if (description) d.description = description;
-      if (e.categories.length > 0) d.categories = e.categories.map((c) => ({ name: decodeEntities(c.name) }));
-      const organizer = e.organizer.find((o) => typeof o.email === 'string' && o.email !== '');
-      if (organizer?.email)
-        d.organizer = {
-          name: decodeEntities(organizer.organizer ?? '') || organizer.email,
-          email: organizer.email,
-        };
-      if (e.image) d.attachments = [e.image.url];
       return d;
     });
     return () =>

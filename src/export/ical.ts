@@ -126,7 +126,15 @@ function location(e: WireEvent): ICalLocation | string | null {
   return { title: text, geo };
 }
 
-function eventData(e: WireEvent, opts: VeventOptions, zoneYears: Map<string, Set<number>>): ICalEventData {
+/**
+ * What ical-generator is handed for one event (bench/export.ts's anchor hands it the same, its zoned times
+ * as luxon DateTimes); `zoneYears` gets the years each zone needs a VTIMEZONE for.
+ */
+export function eventData(
+  e: WireEvent,
+  opts: VeventOptions,
+  zoneYears: Map<string, Set<number>>,
+): ICalEventData {
   const modified = utcDate(e.modified_utc);
   const created = utcDate(e.date_utc);
   const data: ICalEventData = {
