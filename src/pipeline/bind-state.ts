@@ -2,9 +2,11 @@
  * The sync state's ids are ids in one store. Bound to the store the target says it is (Target.instance), a
  * state left from a store that is gone (the data file deleted or replaced) forgets what it knew there, so
  * that the plan takes over what the store has by slug and name and creates the rest instead of calling it
- * unchanged. Public: bindState, describesAnotherStore.
+ * unchanged; a remote site, which has no id, is asked for what the state says it holds. Public: bindState,
+ * describesAnotherStore, bindSite.
  */
 import type { RunState } from '../state/backend.ts';
+import type { StateItem } from '../state/sync-state.ts';
 import type { Target } from '../writer/target.ts';
 
 /** How many of the state's last written items are looked up in a store no instance was recorded for. */
@@ -29,9 +31,32 @@ export async function describesAnotherStore(state: RunState, target: Target): Pr
   if (!target.instance) return false;
   const bound = await state.boundInstance();
   if (bound !== undefined) return bound !== target.instance;
-  const recent = await state.recentItems(PROBE);
-  for (const item of recent) {
+  return holdsNone(target, await state.recentItems(PROBE));
+}
+
+/**
+ * A remote site has no store id, and keeps its address when it is reset or put back from a backup: what the
+ * state says a pipeline wrote there may be gone. Its items written last are looked up on the site by id and
+ * slug before each run; when the site holds none of them, the pipeline's items and source validators are
+ * forgotten (not by a dry run), so that the plan takes over what the site has by slug and name and creates
+ * the rest instead of calling it unchanged. How many items were (or would be) forgotten, 0 if none.
+ */
+export async function bindSite(
+  state: RunState,
+  pipeline: string,
+  target: () => Promise<Target>,
+  dryRun: boolean,
+): Promise<number> {
+  const recent = await state.recentItems(PROBE, pipeline);
+  if (recent.length === 0 || !(await holdsNone(await target(), recent))) return 0;
+  if (dryRun) return Object.values(await state.counts(pipeline)).reduce((a, n) => a + (n ?? 0), 0);
+  return state.forgetItems(pipeline);
+}
+
+/** Whether `target` holds none of `items`, looked up by id, each checked by slug; false for no items. */
+async function holdsNone(target: Target, items: readonly StateItem[]): Promise<boolean> {
+  for (const item of items) {
     if ((await target.get(item.kind, item.remoteId))?.slug === item.slug) return false;
   }
-  return recent.length > 0;
+  return items.length > 0;
 }

@@ -17,7 +17,7 @@ import type { StateItem } from '../state/sync-state.ts';
 import { storageFault } from '../store/errors.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { applyEach, type ItemResult } from './apply.ts';
-import { bindState, describesAnotherStore } from './bind-state.ts';
+import { bindSite, bindState, describesAnotherStore } from './bind-state.ts';
 import { KIND_ORDER } from './desired.ts';
 import { ConfigError, StateWriteError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
@@ -115,8 +115,24 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       }
       return target;
     };
-    const bind = async () =>
-      state && options.targetHasInstance ? bindRun(state, spec.name, open, options) : false;
+    const dry = options.dryRun ? ' (by a real run: a dry run changes nothing)' : '';
+    const bind = async () => {
+      if (!state) return false;
+      if (options.targetHasInstance) {
+        const stale = await bindRun(state, spec.name, open, options);
+        if (stale)
+          log?.warn(
+            `sync state ${spec.stateFile} was recorded for another calendar database (the data file was deleted or replaced since): what it knew of every pipeline is forgotten, and items are matched on the target by slug and name${dry}`,
+          );
+        return stale;
+      }
+      const forgotten = await bindSite(state, spec.name, open, options.dryRun ?? false);
+      if (forgotten > 0)
+        log?.warn(
+          `${spec.targetLabel} holds none of the items this pipeline wrote there last (the site was reset, or put back from a backup): the sync state forgets the ${forgotten} it knew, and items are matched on the site by slug and name${dry}`,
+        );
+      return forgotten > 0;
+    };
     // A store not made yet is made when opened: it is bound once the source has been read, so that a
     // source that cannot be read leaves no empty data file behind.
     let stale = options.targetIsNew ? false : await bind();
@@ -137,10 +153,6 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     options.onStage?.(`reading ${sourceLabel(spec.source)}`);
     const read = await openSource(spec, window, cache, options.onParse);
     if (options.targetIsNew) stale = await bind();
-    if (stale)
-      log?.warn(
-        `sync state ${spec.stateFile} was recorded for another calendar database (the data file was deleted or replaced since): what it knew of every pipeline is forgotten, and items are matched on the target by slug and name${options.dryRun ? ' (by a real run: a dry run changes nothing)' : ''}`,
-      );
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
       const report: RunReport = {

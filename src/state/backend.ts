@@ -18,13 +18,15 @@ export type Awaitable<T> = T | Promise<T>;
 
 export interface RunState {
   items(pipeline: string): Awaitable<StateItem[]>;
-  /** The `limit` items written last, of any pipeline. */
-  recentItems(limit: number): Awaitable<StateItem[]>;
+  /** The `limit` items written last, of `pipeline` or of any. */
+  recentItems(limit: number, pipeline?: string): Awaitable<StateItem[]>;
   itemsOf(pipeline: string, ids: readonly { kind: Kind; key: string }[]): Awaitable<Map<string, StateItem>>;
   unseenEvents(pipeline: string): Awaitable<StateItem[]>;
   counts(pipeline: string): Awaitable<Partial<Record<Kind, number>>>;
   put(pipeline: string, item: StateItem, now?: Date): void;
   forget(pipeline: string, kind: Kind, key: string): void;
+  /** A pipeline's items and source validators forgotten, its runs kept; how many items it knew. */
+  forgetItems(pipeline: string): Awaitable<number>;
   /** sync-state.ts `bind`: the store the ids are in; true when what the state knew was forgotten. */
   bind(instance: string, gone: boolean): Awaitable<boolean>;
   boundInstance(): Awaitable<string | undefined>;

@@ -201,11 +201,12 @@ export class PgSyncState implements RunState {
     return rows.map(itemOf);
   }
 
-  async recentItems(limit: number): Promise<StateItem[]> {
+  async recentItems(limit: number, pipeline?: string): Promise<StateItem[]> {
     await this.#commit();
     const { rows } = await this.#client.query<ItemRow>(
-      `SELECT ${COLUMNS} FROM calsync_state_items WHERE target = $1 ORDER BY updated_utc DESC LIMIT $2`,
-      [this.target, limit],
+      `SELECT ${COLUMNS} FROM calsync_state_items WHERE target = $1 AND ($3::text IS NULL OR pipeline = $3)
+       ORDER BY updated_utc DESC LIMIT $2`,
+      [this.target, limit, pipeline ?? null],
     );
     return rows.map(itemOf);
   }
@@ -346,7 +347,16 @@ export class PgSyncState implements RunState {
     }
   }
 
-  async forgetPipeline(pipeline: string): Promise<number> {
+  forgetPipeline(pipeline: string): Promise<number> {
+    return this.#forget(pipeline, true);
+  }
+
+  /** sync-state.ts `forgetItems`: items and source validators, the runs kept. */
+  forgetItems(pipeline: string): Promise<number> {
+    return this.#forget(pipeline, false);
+  }
+
+  async #forget(pipeline: string, runs: boolean): Promise<number> {
     await this.#commit();
     await this.#client.query('BEGIN');
     try {
@@ -356,7 +366,8 @@ export class PgSyncState implements RunState {
         args,
       );
       await this.#client.query('DELETE FROM calsync_state_sources WHERE target = $1 AND pipeline = $2', args);
-      await this.#client.query('DELETE FROM calsync_state_runs WHERE target = $1 AND pipeline = $2', args);
+      if (runs)
+        await this.#client.query('DELETE FROM calsync_state_runs WHERE target = $1 AND pipeline = $2', args);
       await this.#client.query('COMMIT');
       return rowCount ?? 0;
     } catch (err) {

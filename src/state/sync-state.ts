@@ -96,12 +96,17 @@ export class SyncState {
     return rows.map(itemOf);
   }
 
-  /** The `limit` items written last, of any pipeline (pipeline/bind-state.ts asks the store for them). */
-  recentItems(limit: number): StateItem[] {
+  /**
+   * The `limit` items written last, of `pipeline` or of any (pipeline/bind-state.ts asks the target for
+   * them).
+   */
+  recentItems(limit: number, pipeline?: string): StateItem[] {
     this.#commit();
-    const rows = this.#db
-      .prepare(`SELECT ${ITEM_COLUMNS} FROM items ORDER BY updated_utc DESC LIMIT ?`)
-      .all(limit) as unknown as ItemRow[];
+    const rows = (pipeline === undefined
+      ? this.#db.prepare(`SELECT ${ITEM_COLUMNS} FROM items ORDER BY updated_utc DESC LIMIT ?`).all(limit)
+      : this.#db
+          .prepare(`SELECT ${ITEM_COLUMNS} FROM items WHERE pipeline = ? ORDER BY updated_utc DESC LIMIT ?`)
+          .all(pipeline, limit)) as unknown as ItemRow[];
     return rows.map(itemOf);
   }
 
@@ -209,11 +214,23 @@ export class SyncState {
    * forget`). The target is untouched; the next run takes its items over again by slug and natural key.
    */
   forgetPipeline(pipeline: string): number {
+    return this.#forget(pipeline, true);
+  }
+
+  /**
+   * Forgets what a pipeline wrote — its items and source validators — and keeps its runs: the target lost
+   * them (pipeline/bind-state.ts `bindSite`). How many items it knew.
+   */
+  forgetItems(pipeline: string): number {
+    return this.#forget(pipeline, false);
+  }
+
+  #forget(pipeline: string, runs: boolean): number {
     this.#commit();
     this.#db.exec('BEGIN');
     const { changes } = this.#db.prepare('DELETE FROM items WHERE pipeline = ?').run(pipeline);
     this.#db.prepare('DELETE FROM sources WHERE pipeline = ?').run(pipeline);
-    this.#db.prepare('DELETE FROM runs WHERE pipeline = ?').run(pipeline);
+    if (runs) this.#db.prepare('DELETE FROM runs WHERE pipeline = ?').run(pipeline);
     this.#db.exec('COMMIT');
     return Number(changes);
   }

@@ -174,6 +174,23 @@ function contract(name: string, setup: () => Promise<Subject & { done(): Promise
         ['newest', 3, 'newest-slug'],
         ['newer', 2, 'newer-slug'],
       ]);
+      expect((await state.recentItems(5, 'p')).map((i) => i.key)).toEqual(['newer', 'old']);
+      await state.close();
+    });
+
+    it("forgets a pipeline's items and source validators for a site that lost them, and keeps its runs", async () => {
+      const state = await s.backend.open(s.file('lost'));
+      state.put('p', item('a', 1));
+      state.put('p', item('b', 2));
+      state.put('q', item('c', 3));
+      await state.setSourceCache('p', { url: 'https://example.org/p.ics', etag: '"1"', fingerprint: 'f' });
+      await state.startRun('r1', 'p');
+      await turn();
+      expect(await state.forgetItems('p')).toBe(2);
+      expect(await state.items('p')).toEqual([]);
+      expect(await state.sourceCache('p')).toBeUndefined();
+      expect(await state.interrupted('p')).toBe(true); // the run started and never finished: still known
+      expect((await state.items('q')).map((i) => i.key)).toEqual(['c']);
       await state.close();
     });
 
