@@ -81,6 +81,20 @@ export async function earlierImport(
   }
 }
 
+/**
+ * The other imports of files into the target the state knows: a file imported on its own leaves them the
+ * events they hold (RunSpec.leaveTo, pipeline/shared.ts).
+ */
+export function otherImports(spec: RunSpec): string[] {
+  if (!existsSync(spec.stateFile)) return [];
+  const state = new SyncState(spec.stateFile);
+  try {
+    return state.pipelines().filter((p) => p !== spec.name && p.startsWith(IMPORT_PREFIX));
+  } finally {
+    state.close();
+  }
+}
+
 type Window = ReturnType<typeof runWindow>;
 
 /** The UTC day `days` after `date`, as `YYYY-MM-DD` (a day's slack for the written times' zones). */

@@ -15,7 +15,7 @@ import {
   DEFAULT_WINDOW,
 } from '../pipeline/defaults.ts';
 import type { RunSpec, SourceSpec } from '../pipeline/run.ts';
-import { type EarlierImport, earlierImport, IMPORT_PREFIX } from './earlier-import.ts';
+import { type EarlierImport, earlierImport, IMPORT_PREFIX, otherImports } from './earlier-import.ts';
 import { execute } from './execute.ts';
 import { type CliIO, runMain, withCommonFlags } from './io.ts';
 import { checkReportPath, makeLogger } from './output.ts';
@@ -162,6 +162,8 @@ async function run(io: CliIO): Promise<number> {
     const earlier = await earlierImport(spec, new Date(io.env.CALSYNC_NOW ?? Date.now()), values['dry-run']);
     if (earlier) logger.warn(`${file}: ${earlierNotice(earlier, values['dry-run'])}`);
     if (earlier?.same) spec.name = earlier.name;
+    // What another import of a file holds stays its own (asked for by name, a separate copy is made).
+    spec.leaveTo = otherImports(spec);
   }
   const result = await execute(spec, target, io, logger, {
     dryRun: values['dry-run'],
@@ -320,7 +322,7 @@ function earlierNotice({ name, same, shared }: EarlierImport, dryRun: boolean): 
   const counted = `${shared.found} of its ${shared.of} events were imported before as "${name}" (which holds ${shared.holds} events not yet past)`;
   return same
     ? `${counted}: the same calendar, so that import ${is} updated (--name <name> imports a separate copy)`
-    : `${counted}: too few to be the same calendar, so the file ${is} imported on its own, those ${shared.found} events a second time (--name ${name} updates that import instead)`;
+    : `${counted}: too few to be the same calendar, so the file ${is} imported on its own and those ${shared.found} events left to that import (--name ${name} updates that import instead)`;
 }
 
 export const main = withCommonFlags(run);

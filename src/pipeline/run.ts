@@ -25,6 +25,7 @@ import { changedItems, countActions, type Plan, type Policies, plan } from './pl
 import { cacheFingerprints, openSource, type SourceSpec, sourceLabel, wholeOf } from './read-source.ts';
 import { rebuildState } from './rebuild-state.ts';
 import { conflictsOf, emptyCounts, type RunReport, Tally } from './report.ts';
+import { type Left, leaveToOthers, leftProblems } from './shared.ts';
 import { runInBatches } from './stream.ts';
 
 export type { SourceSpec } from './read-source.ts';
@@ -39,6 +40,11 @@ export interface RunSpec {
   /** Where the sync state lives (one file per target) and what the report calls the target. */
   stateFile: string;
   targetLabel: string;
+  /**
+   * Pipelines of the target that keep the events they hold and this one does not: it leaves them to them
+   * (pipeline/shared.ts; cli/import.ts gives the other imports of files).
+   */
+  leaveTo?: readonly string[];
 }
 
 export interface RunOptions {
@@ -116,6 +122,12 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       return target;
     };
     const dry = options.dryRun ? ' (by a real run: a dry run changes nothing)' : '';
+    // Events left to the import that holds them (shared.ts): one warning line each.
+    const leftTo = (left: Left) => {
+      const found = leftProblems(left, sourceLabel(spec.source));
+      for (const p of found) log?.warn(p.message);
+      return found;
+    };
     const bind = async () => {
       if (!state) return false;
       if (options.targetHasInstance) {
@@ -276,6 +288,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
           currentVersions: (items) => currentVersions(items, open),
           onResult: w.onResult,
           batch: options.batch,
+          leaveTo: spec.leaveTo,
           onPlanned: (actions, left) => {
             total = actions + left;
           },
@@ -294,7 +307,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         incomplete = incompleteReason(stream.problems);
       }
       thePlan = streamed.plan;
-      problems = [...sourceProblems, ...streamed.problems];
+      problems = [...sourceProblems, ...streamed.problems, ...leftTo(streamed.left)];
       log?.info({ counts: thePlan.counts }, 'plan');
       if (thePlan.guard) log?.warn(thePlan.guard);
       if (incomplete) log?.warn(incomplete);
@@ -320,11 +333,17 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
           if (!options.dryRun) for (const item of items) state?.put(spec.name, item);
         }
       }
+      const left: Left = new Map();
+      const own = new Set(items.map((i) => `${i.kind}\n${i.key}`));
+      const entities = state
+        ? await leaveToOthers(state, spec.leaveTo ?? [], mapped.entities, own, left)
+        : mapped.entities;
+      problems.push(...leftTo(left));
       const remote =
         spec.policies.update === 'preserve-local-edits'
-          ? await currentVersions(changedItems(mapped.entities, items), open)
+          ? await currentVersions(changedItems(entities, items), open)
           : undefined;
-      thePlan = plan(mapped.entities, items, { ...policies, remote });
+      thePlan = plan(entities, items, { ...policies, remote });
       log?.info({ counts: thePlan.counts }, 'plan');
       if (thePlan.guard) log?.warn(thePlan.guard);
       if (incomplete) log?.warn(incomplete);

@@ -25,6 +25,7 @@ import {
   planDeletions,
   planEntities,
 } from './plan.ts';
+import { type Left, leaveToOthers } from './shared.ts';
 
 /** Records mapped and planned at a time. */
 export const BATCH = 2000;
@@ -52,6 +53,8 @@ export interface StreamOptions {
   batch?: number;
   /** The actions planned so far, and the records not yet planned: a progress bar's total. */
   onPlanned?: (actions: number, recordsLeft: number) => void;
+  /** Pipelines whose events this one leaves to them (run.ts RunSpec.leaveTo, shared.ts). */
+  leaveTo?: readonly string[];
 }
 
 /** Records that come a batch at a time. */
@@ -66,6 +69,8 @@ export interface Streamed {
   plan: Plan;
   /** Problems the mapping found (duplicate keys, ends before starts). */
   problems: SourceProblem[];
+  /** Events left to the pipelines of `leaveTo` that hold them. */
+  left: Left;
 }
 
 export async function runInBatches(options: StreamOptions): Promise<Streamed> {
@@ -76,6 +81,7 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
   const stateEvents = (await state.counts(pipeline)).event ?? 0;
   const problems: SourceProblem[] = [];
   const held: { guard?: string } = {};
+  const leftOut: Left = new Map();
   const counts = countActions([]);
   let sourceHasEvents = false;
   let actionCount = 0;
@@ -93,11 +99,12 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
       problems.push(...mapped.problems);
       sourceHasEvents ||= mapped.entities.some((d) => d.kind === 'event');
       const known = await state.itemsOf(pipeline, mapped.entities);
+      const entities = await leaveToOthers(state, options.leaveTo ?? [], mapped.entities, known, leftOut);
       const remote =
         options.currentVersions && policies.update === 'preserve-local-edits'
-          ? await options.currentVersions(changedItems(mapped.entities, [...known.values()]))
+          ? await options.currentVersions(changedItems(entities, [...known.values()]))
           : undefined;
-      const batchActions = planEntities(mapped.entities, known, { ...policies, remote });
+      const batchActions = planEntities(entities, known, { ...policies, remote });
       options.onPlanned?.(actionCount + batchActions.length, left());
       for (const action of batchActions) {
         if (action.op === 'delete') cancelled.push(action);
@@ -130,7 +137,7 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
     recovering: options.recovering,
     onResult: options.onResult,
   });
-  return { plan: { actions: [], counts, ...held }, problems };
+  return { plan: { actions: [], counts, ...held }, problems, left: leftOut };
 }
 
 interface Batch {

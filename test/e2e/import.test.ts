@@ -243,7 +243,8 @@ describe('npm run import of a calendar saved again under another name', () => {
       expect((await report(join(own.dir, 'later.json'))).pipeline).toBe(PIPELINE);
 
       // A smaller calendar that shares some of its events is a calendar of its own, and takes nothing over:
-      // the events only it has stay its own, out of reach of the big calendar's deletions.
+      // the events only it has stay its own, out of reach of the big calendar's deletions, and the ones it
+      // shares stay the big calendar's, not created a second time.
       const blocks = (await readFile(SAMPLE_ICS, 'utf8')).split(
         /(?=BEGIN:VEVENT)|(?<=END:VEVENT\r?\n)(?=END:VCALENDAR)/,
       );
@@ -257,8 +258,16 @@ describe('npm run import of a calendar saved again under another name', () => {
       expect(small.stderr).toMatch(
         /30 of its 40 events .* \(which holds 476 events not yet past\): too few to be the same calendar/,
       );
+      expect(small.stderr).toMatch(
+        /30 events were imported before as \\"import-community-calendar-ics\\": left to that import, not created a second time/,
+      );
       const clubReport = await report(join(own.dir, 'club.json'));
       expect(clubReport.pipeline).toBe('import-club-ics');
+      expect(clubReport.counts.event).toMatchObject({ created: 10, unchanged: 0 });
+      expect((await snapshotOf(store)).events).toHaveLength(first.events.length + 10);
+      const clubAgain = await run(club, 'club-again');
+      expect(clubAgain.stderr).toMatch(/30 events were imported before .*: left to that import/);
+      expect(writes(await report(join(own.dir, 'club-again.json')))).toBe(0);
       const deleting = await run(SAMPLE_ICS, 'trash', '--deletions', 'trash');
       expect((await report(join(own.dir, 'trash.json'))).counts.event.deleted).toBe(0);
       expect(deleting.code).toBe(0);
@@ -267,7 +276,10 @@ describe('npm run import of a calendar saved again under another name', () => {
       // Nor does one event saved from it ("add to my calendar").
       const one = join(own.dir, 'event.ics');
       await writeFile(one, head + single[0] + tail);
-      expect((await run(one, 'one')).stderr).toMatch(/1 of its 1 events .*: too few to be the same calendar/);
+      const saved = await run(one, 'one');
+      expect(saved.stderr).toMatch(/1 of its 1 events .*: too few to be the same calendar/);
+      expect(saved.stderr).toMatch(/1 event was imported before .*: left to that import/);
+      expect((await report(join(own.dir, 'one.json'))).counts.event.created).toBe(0);
 
       const held = (await snapshotOf(store)).events.length;
       const named = await run(copy, 'named', '--name', 'community-copy');

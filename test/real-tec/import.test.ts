@@ -136,6 +136,31 @@ describeRealTec('npm run import into a real TEC 6.2.6 site', (tec) => {
     expect(writesOf(third.report!)).toBe(0);
   });
 
+  it("a smaller calendar sharing some events: only its own are created, the shared ones stay the first import's", async () => {
+    const events = smallEvents(8);
+    const club = join(ws.dir, 'club.ics');
+    await writeFile(club, ics(events));
+    expect((await importInto(tec, ws.dir, [club])).code).toBe(0);
+
+    // Three of the club's events and two of its own: too few to be the club's calendar again.
+    const own = events
+      .slice(3, 5)
+      .map((e, i) => ({ ...e, uid: `own-${i}@library.example`, title: `Library ${i}` }));
+    const library = join(ws.dir, 'library.ics');
+    await writeFile(library, ics([...events.slice(0, 3), ...own]));
+    const first = await importInto(tec, ws.dir, [library]);
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toMatch(/3 events were imported before as .*import-club-ics.*: left to that import/);
+    expect(first.report?.counts.event).toMatchObject({ created: 2, failed: 0 });
+    const titles = (await siteSnapshot(tec)).events.map((e) => e.title).sort();
+    expect(titles).toHaveLength(10);
+    expect(new Set(titles).size).toBe(10);
+
+    const again = await importInto(tec, ws.dir, [library]);
+    expect(again.code, again.output).toBe(0);
+    expect(writesOf(again.report!)).toBe(0);
+  });
+
   it('npm run export -- --from the site gives the events the site lists, as ical.js reads them', async () => {
     const file = join(ws.dir, 'club.ics');
     await writeFile(file, ics(smallEvents(8)));
