@@ -3,7 +3,7 @@
  * state left from a store that is gone (the data file deleted or replaced) forgets what it knew there, so
  * that the plan takes over what the store has by slug and name and creates the rest instead of calling it
  * unchanged; a remote site, which has no id, is asked for what the state says it holds. Public: bindState,
- * describesAnotherStore, bindSite.
+ * describesAnotherStore, bindSite, siteLost.
  */
 import type { RunState } from '../state/backend.ts';
 import type { StateItem } from '../state/sync-state.ts';
@@ -36,7 +36,7 @@ export async function describesAnotherStore(state: RunState, target: Target): Pr
 
 /**
  * A remote site has no store id, and keeps its address when it is reset or put back from a backup: what the
- * state says a pipeline wrote there may be gone. Its items written last are looked up on the site by id and
+ * state says a pipeline wrote there may be gone. Its events written last are looked up on the site by id and
  * slug before each run; when the site holds none of them, the pipeline's items and source validators are
  * forgotten (not by a dry run), so that the plan takes over what the site has by slug and name and creates
  * the rest instead of calling it unchanged. How many items were (or would be) forgotten, 0 if none.
@@ -47,10 +47,25 @@ export async function bindSite(
   target: () => Promise<Target>,
   dryRun: boolean,
 ): Promise<number> {
-  const recent = await state.recentItems(PROBE, pipeline);
-  if (recent.length === 0 || !(await holdsNone(await target(), recent))) return 0;
+  if (!(await siteLost(state, pipeline, target))) return 0;
   if (dryRun) return Object.values(await state.counts(pipeline)).reduce((a, n) => a + (n ?? 0), 0);
   return state.forgetItems(pipeline);
+}
+
+/**
+ * Whether the site holds none of the events `pipeline` wrote there last (bindSite's look), false when the
+ * state knows none. Asked also of the pipelines a run leaves events to (shared.ts): a reset site does not
+ * hold theirs either, and their own next run forgets them.
+ */
+export async function siteLost(
+  state: RunState,
+  pipeline: string,
+  target: () => Promise<Target>,
+): Promise<boolean> {
+  // Events only: their slugs are the pipeline's own, where a venue's or a term's come from its name, and a
+  // reset site gives the same name made again by another pipeline the same id as before.
+  const recent = await state.recentItems(PROBE, { pipeline, kind: 'event' });
+  return recent.length > 0 && (await holdsNone(await target(), recent));
 }
 
 /** Whether `target` holds none of `items`, looked up by id, each checked by slug; false for no items. */

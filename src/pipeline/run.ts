@@ -17,7 +17,7 @@ import type { StateItem } from '../state/sync-state.ts';
 import { storageFault } from '../store/errors.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { applyEach, type ItemResult } from './apply.ts';
-import { bindSite, bindState, describesAnotherStore } from './bind-state.ts';
+import { bindSite, bindState, describesAnotherStore, siteLost } from './bind-state.ts';
 import { KIND_ORDER } from './desired.ts';
 import { ConfigError, StateWriteError } from './errors.ts';
 import { type MapOptions, mapRecords } from './map.ts';
@@ -148,6 +148,10 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     // A store not made yet is made when opened: it is bound once the source has been read, so that a
     // source that cannot be read leaves no empty data file behind.
     let stale = options.targetIsNew ? false : await bind();
+    // A site put back to an older state lost what the imports to leave events to wrote there, too.
+    const leaveTo: string[] = [];
+    for (const other of spec.leaveTo ?? [])
+      if (options.targetHasInstance || !state || !(await siteLost(state, other, open))) leaveTo.push(other);
     const window = runWindow(spec, now);
     const fingerprints = cacheFingerprints(spec, window);
     const cache =
@@ -288,7 +292,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
           currentVersions: (items) => currentVersions(items, open),
           onResult: w.onResult,
           batch: options.batch,
-          leaveTo: spec.leaveTo,
+          leaveTo,
           onPlanned: (actions, left) => {
             total = actions + left;
           },
@@ -336,7 +340,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       const left: Left = new Map();
       const own = new Set(items.map((i) => `${i.kind}\n${i.key}`));
       const entities = state
-        ? await leaveToOthers(state, spec.leaveTo ?? [], mapped.entities, own, left)
+        ? await leaveToOthers(state, leaveTo, mapped.entities, own, left)
         : mapped.entities;
       problems.push(...leftTo(left));
       const remote =

@@ -18,8 +18,8 @@ export type Awaitable<T> = T | Promise<T>;
 
 export interface RunState {
   items(pipeline: string): Awaitable<StateItem[]>;
-  /** The `limit` items written last, of `pipeline` or of any. */
-  recentItems(limit: number, pipeline?: string): Awaitable<StateItem[]>;
+  /** The `limit` items written last, of any pipeline or of `of` (one pipeline's of one kind). */
+  recentItems(limit: number, of?: { pipeline: string; kind: Kind }): Awaitable<StateItem[]>;
   itemsOf(pipeline: string, ids: readonly { kind: Kind; key: string }[]): Awaitable<Map<string, StateItem>>;
   unseenEvents(pipeline: string): Awaitable<StateItem[]>;
   counts(pipeline: string): Awaitable<Partial<Record<Kind, number>>>;

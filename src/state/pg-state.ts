@@ -201,12 +201,13 @@ export class PgSyncState implements RunState {
     return rows.map(itemOf);
   }
 
-  async recentItems(limit: number, pipeline?: string): Promise<StateItem[]> {
+  async recentItems(limit: number, of?: { pipeline: string; kind: Kind }): Promise<StateItem[]> {
     await this.#commit();
     const { rows } = await this.#client.query<ItemRow>(
-      `SELECT ${COLUMNS} FROM calsync_state_items WHERE target = $1 AND ($3::text IS NULL OR pipeline = $3)
+      `SELECT ${COLUMNS} FROM calsync_state_items
+       WHERE target = $1 AND ($3::text IS NULL OR (pipeline = $3 AND kind = $4))
        ORDER BY updated_utc DESC LIMIT $2`,
-      [this.target, limit, pipeline ?? null],
+      [this.target, limit, of?.pipeline ?? null, of?.kind ?? null],
     );
     return rows.map(itemOf);
   }

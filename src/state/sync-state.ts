@@ -97,16 +97,18 @@ export class SyncState {
   }
 
   /**
-   * The `limit` items written last, of `pipeline` or of any (pipeline/bind-state.ts asks the target for
-   * them).
+   * The `limit` items written last, of any pipeline, or those of `of` (one pipeline's of one kind):
+   * pipeline/bind-state.ts asks the target for them.
    */
-  recentItems(limit: number, pipeline?: string): StateItem[] {
+  recentItems(limit: number, of?: { pipeline: string; kind: Kind }): StateItem[] {
     this.#commit();
-    const rows = (pipeline === undefined
+    const rows = (of === undefined
       ? this.#db.prepare(`SELECT ${ITEM_COLUMNS} FROM items ORDER BY updated_utc DESC LIMIT ?`).all(limit)
       : this.#db
-          .prepare(`SELECT ${ITEM_COLUMNS} FROM items WHERE pipeline = ? ORDER BY updated_utc DESC LIMIT ?`)
-          .all(pipeline, limit)) as unknown as ItemRow[];
+          .prepare(
+            `SELECT ${ITEM_COLUMNS} FROM items WHERE pipeline = ? AND kind = ? ORDER BY updated_utc DESC LIMIT ?`,
+          )
+          .all(of.pipeline, of.kind, limit)) as unknown as ItemRow[];
     return rows.map(itemOf);
   }
 

@@ -43,8 +43,8 @@ async function serve(data: string, port = 0): Promise<{ url: string; port: numbe
   return { url, port: Number(new URL(url).port) };
 }
 
-async function importInto(url: string, report: string, flags: string[] = []) {
-  const run = spawnImport([at('club.ics'), '--target', url, '--report', at(report), ...flags], dir.dir, {
+async function importInto(url: string, report: string, flags: string[] = [], file = 'club.ics') {
+  const run = spawnImport([at(file), '--target', url, '--report', at(report), ...flags], dir.dir, {
     CALSYNC_USER: 'importer',
     CALSYNC_APP_PASSWORD: site?.password ?? '',
   });
@@ -85,6 +85,39 @@ describe('npm run import into a remote site', () => {
     const third = await importInto(url, 'third.json');
     expect(third.output).not.toMatch(/holds none/);
     expect(writesOf(third.report)).toBe(0);
+  });
+
+  it('after a reset, a file that shared events with another import gets them, and that import leaves them to it', async () => {
+    const events = smallEvents(6);
+    // Two of the club's events and three of its own: too few to be the club's calendar again.
+    const own = events
+      .slice(2, 5)
+      .map((e, i) => ({ ...e, uid: `own-${i}@library.example`, title: `Library ${i}` }));
+    await writeFile(at('library.ics'), ics([...events.slice(0, 2), ...own]));
+    const { url, port } = await serve(at('shared.db'));
+    await importInto(url, 's-club.json');
+    const library = await importInto(url, 's-library.json', [], 'library.ics');
+    expect(library.report.pipeline).toBe('import-library-ics');
+    expect(library.output).toMatch(
+      /2 events were imported before as .*import-club-ics.*: left to that import/,
+    );
+    expect(library.report.counts.event.created).toBe(3);
+
+    // Reset: the library's file comes first, and gets the two events the club's import no longer has there.
+    await serve(at('shared-reset.db'), port);
+    const first = await importInto(url, 's-library-again.json', [], 'library.ics');
+    expect(first.output).toMatch(/holds none of the items this pipeline wrote there last/);
+    expect(first.output).not.toMatch(/left to that import/);
+    expect(first.report.counts.event.created).toBe(5);
+    const club = await importInto(url, 's-club-again.json');
+    expect(club.output).toMatch(/holds none of the items this pipeline wrote there last/);
+    expect(club.output).toMatch(
+      /2 events were imported before as .*import-library-ics.*: left to that import/,
+    );
+    expect(club.report.counts.event.created).toBe(4);
+    const titles = (await held()).events.map((e) => e.title);
+    expect(titles).toHaveLength(9);
+    expect(new Set(titles).size).toBe(9);
   });
 
   it('that lost one event (deleted there by hand): not taken as reset, nothing written', async () => {

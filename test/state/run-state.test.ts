@@ -174,7 +174,12 @@ function contract(name: string, setup: () => Promise<Subject & { done(): Promise
         ['newest', 3, 'newest-slug'],
         ['newer', 2, 'newer-slug'],
       ]);
-      expect((await state.recentItems(5, 'p')).map((i) => i.key)).toEqual(['newer', 'old']);
+      state.put('p', item('venue', 4, 'venue'), new Date('2026-04-01T00:00:00Z'));
+      await turn();
+      expect((await state.recentItems(5, { pipeline: 'p', kind: 'event' })).map((i) => i.key)).toEqual([
+        'newer',
+        'old',
+      ]);
       await state.close();
     });
 
