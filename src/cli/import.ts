@@ -322,7 +322,7 @@ function earlierNotice({ name, same, shared }: EarlierImport, dryRun: boolean): 
   const counted = `${shared.found} of its ${shared.of} events were imported before as "${name}" (which holds ${shared.holds} events not yet past)`;
   return same
     ? `${counted}: the same calendar, so that import ${is} updated (--name <name> imports a separate copy)`
-    : `${counted}: too few to be the same calendar, so the file ${is} imported on its own and those ${shared.found} events left to that import (--name ${name} updates that import instead)`;
+    : `${counted}: too few to be the same calendar, so the file ${is} imported on its own (--name ${name} updates that import instead)`;
 }
 
 export const main = withCommonFlags(run);

@@ -9,7 +9,10 @@ import type { RunState } from '../state/backend.ts';
 import type { StateItem } from '../state/sync-state.ts';
 import type { Target } from '../writer/target.ts';
 
-/** How many of the state's last written items are looked up in a store no instance was recorded for. */
+/**
+ * How many of the state's last written items are looked up in a store no instance was recorded for, and
+ * of a pipeline's last written events on a remote site.
+ */
 const PROBE = 20;
 
 /**

@@ -89,14 +89,23 @@ export interface Plan {
   guard?: string;
 }
 
-export function plan(desired: readonly Desired[], state: readonly StateItem[], policies: Policies): Plan {
+/**
+ * `sourceHasEvents`: for the mass-delete guard, when `desired` is not all the source gave (events left to
+ * another import: shared.ts).
+ */
+export function plan(
+  desired: readonly Desired[],
+  state: readonly StateItem[],
+  policies: Policies,
+  sourceHasEvents = desired.some((d) => d.kind === 'event'),
+): Plan {
   const known = new Map(state.map((item) => [idOf(item), item]));
   const actions = planEntities(desired, known, policies);
   const seen = new Set(desired.map(idOf));
   actions.push(...planDeletions(state, (item) => seen.has(idOf(item)), policies));
   const guard = massDeleteGuard(
     actions.filter((a) => a.op === 'delete').length,
-    desired.some((d) => d.kind === 'event'),
+    sourceHasEvents,
     state.filter((i) => i.kind === 'event').length,
     policies,
   );

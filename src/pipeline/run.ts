@@ -141,17 +141,13 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       const forgotten = await bindSite(state, spec.name, open, options.dryRun ?? false);
       if (forgotten > 0)
         log?.warn(
-          `${spec.targetLabel} holds none of the items this pipeline wrote there last (the site was reset, or put back from a backup): the sync state forgets the ${forgotten} it knew, and items are matched on the site by slug and name${dry}`,
+          `${spec.targetLabel} holds none of the events this pipeline wrote there last (the site was reset): the sync state forgets the ${forgotten} items it knew, and items are matched on the site by slug and name${dry}`,
         );
       return forgotten > 0;
     };
     // A store not made yet is made when opened: it is bound once the source has been read, so that a
     // source that cannot be read leaves no empty data file behind.
     let stale = options.targetIsNew ? false : await bind();
-    // A site put back to an older state lost what the imports to leave events to wrote there, too.
-    const leaveTo: string[] = [];
-    for (const other of spec.leaveTo ?? [])
-      if (options.targetHasInstance || !state || !(await siteLost(state, other, open))) leaveTo.push(other);
     const window = runWindow(spec, now);
     const fingerprints = cacheFingerprints(spec, window);
     const cache =
@@ -169,6 +165,9 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     options.onStage?.(`reading ${sourceLabel(spec.source)}`);
     const read = await openSource(spec, window, cache, options.onParse);
     if (options.targetIsNew) stale = await bind();
+    // A new store holds nothing to leave (and a dry run must not make it by looking).
+    const forgotten = options.targetIsNew === true || (stale && options.targetHasInstance === true);
+    const leaveTo = await importsToLeaveTo(spec, state, forgotten, open);
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
       const report: RunReport = {
@@ -347,7 +346,8 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         spec.policies.update === 'preserve-local-edits'
           ? await currentVersions(changedItems(entities, items), open)
           : undefined;
-      thePlan = plan(entities, items, { ...policies, remote });
+      const sourceHasEvents = mapped.entities.some((d) => d.kind === 'event');
+      thePlan = plan(entities, items, { ...policies, remote }, sourceHasEvents);
       log?.info({ counts: thePlan.counts }, 'plan');
       if (thePlan.guard) log?.warn(thePlan.guard);
       if (incomplete) log?.warn(incomplete);
@@ -444,6 +444,23 @@ async function bindRun(
   if (!options.dryRun) return bindState(state, await open(), options.targetIsNew ?? false);
   if (options.targetIsNew) return Object.values(await state.counts(pipeline)).some((n) => n);
   return describesAnotherStore(state, await open());
+}
+
+/**
+ * The imports of `spec.leaveTo` the run leaves events to (shared.ts): none when what the state knew of the
+ * store is forgotten (`forgotten`: by this run, or by a real one of this dry run), nor one whose events
+ * written last the target no longer holds (a reset site: that import's own next run forgets them).
+ */
+async function importsToLeaveTo(
+  spec: RunSpec,
+  state: RunState | undefined,
+  forgotten: boolean,
+  open: () => Promise<Target>,
+): Promise<string[]> {
+  if (!state || forgotten) return [];
+  const leaveTo: string[] = [];
+  for (const other of spec.leaveTo ?? []) if (!(await siteLost(state, other, open))) leaveTo.push(other);
+  return leaveTo;
 }
 
 /**

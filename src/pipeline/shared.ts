@@ -4,11 +4,12 @@
  * that lists some of the city's events, one event saved from a calendar: cli/earlier-import.ts) is imported
  * on its own. Its shared events would then be created a second time under its own slugs; instead they are
  * left to the import that holds them, which keeps updating them. Only events the run's own pipeline does
- * not hold itself: what it wrote before stays its own. Public: leaveToOthers, leftProblems.
+ * not hold itself (what it wrote before stays its own), and not those the other one made drafts of.
+ * Public: leaveToOthers, leftProblems.
  */
 import type { SourceProblem } from '../sources/record.ts';
 import type { RunState } from '../state/backend.ts';
-import type { Desired } from './desired.ts';
+import { type Desired, DRAFTED } from './desired.ts';
 
 /** Events of `entities` left to `others`, counted by the pipeline that holds them. */
 export type Left = Map<string, number>;
@@ -30,6 +31,8 @@ export async function leaveToOthers(
   for (const other of others) {
     if (candidates.length === 0) break;
     const found = await state.itemsOf(other, candidates);
+    // An event the other import made a draft (deletion policy `draft`) is no longer its to publish.
+    for (const [id, item] of found) if (item.hash === DRAFTED) found.delete(id);
     if (found.size === 0) continue;
     left.set(other, (left.get(other) ?? 0) + found.size);
     for (const id of found.keys()) held.add(id);

@@ -230,11 +230,16 @@ export class SyncState {
   #forget(pipeline: string, runs: boolean): number {
     this.#commit();
     this.#db.exec('BEGIN');
-    const { changes } = this.#db.prepare('DELETE FROM items WHERE pipeline = ?').run(pipeline);
-    this.#db.prepare('DELETE FROM sources WHERE pipeline = ?').run(pipeline);
-    if (runs) this.#db.prepare('DELETE FROM runs WHERE pipeline = ?').run(pipeline);
-    this.#db.exec('COMMIT');
-    return Number(changes);
+    try {
+      const { changes } = this.#db.prepare('DELETE FROM items WHERE pipeline = ?').run(pipeline);
+      this.#db.prepare('DELETE FROM sources WHERE pipeline = ?').run(pipeline);
+      if (runs) this.#db.prepare('DELETE FROM runs WHERE pipeline = ?').run(pipeline);
+      this.#db.exec('COMMIT');
+      return Number(changes);
+    } catch (err) {
+      this.#db.exec('ROLLBACK');
+      throw err;
+    }
   }
 
   /**

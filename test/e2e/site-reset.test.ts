@@ -73,10 +73,10 @@ describe('npm run import into a remote site', () => {
     await serve(at('reset.db'), port);
     expect((await held()).events).toEqual([]);
     const dry = await importInto(url, 'dry.json', ['--dry-run']);
-    expect(dry.output).toMatch(/forgets the \d+ it knew.*\(by a real run: a dry run changes nothing\)/);
+    expect(dry.output).toMatch(/forgets the \d+ items it knew.*\(by a real run: a dry run changes nothing\)/);
     expect(dry.output.match(/^create +event /gm)).toHaveLength(6);
     const again = await importInto(url, 'again.json');
-    expect(again.output).toMatch(/holds none of the items this pipeline wrote there last/);
+    expect(again.output).toMatch(/holds none of the events this pipeline wrote there last/);
     expect(again.report.counts.event).toMatchObject({ created: 6, unchanged: 0 });
     const after = await held();
     expect(after).toEqual(before);
@@ -106,11 +106,11 @@ describe('npm run import into a remote site', () => {
     // Reset: the library's file comes first, and gets the two events the club's import no longer has there.
     await serve(at('shared-reset.db'), port);
     const first = await importInto(url, 's-library-again.json', [], 'library.ics');
-    expect(first.output).toMatch(/holds none of the items this pipeline wrote there last/);
+    expect(first.output).toMatch(/holds none of the events this pipeline wrote there last/);
     expect(first.output).not.toMatch(/left to that import/);
     expect(first.report.counts.event.created).toBe(5);
     const club = await importInto(url, 's-club-again.json');
-    expect(club.output).toMatch(/holds none of the items this pipeline wrote there last/);
+    expect(club.output).toMatch(/holds none of the events this pipeline wrote there last/);
     expect(club.output).toMatch(
       /2 events were imported before as .*import-library-ics.*: left to that import/,
     );

@@ -127,7 +127,7 @@ describeRealTec('npm run import into a real TEC 6.2.6 site', (tec) => {
     await resetSite(tec);
     const again = await importInto(tec, ws.dir, [file]);
     expect(again.code, again.output).toBe(0);
-    expect(again.output).toMatch(/holds none of the items this pipeline wrote there last/);
+    expect(again.output).toMatch(/holds none of the events this pipeline wrote there last/);
     expect(again.report?.counts.event).toMatchObject({ created: 8, unchanged: 0, failed: 0 });
     expect(comparable(await siteSnapshot(tec))).toEqual(before);
 
