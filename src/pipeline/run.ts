@@ -165,9 +165,6 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
     options.onStage?.(`reading ${sourceLabel(spec.source)}`);
     const read = await openSource(spec, window, cache, options.onParse);
     if (options.targetIsNew) stale = await bind();
-    // A new store holds nothing to leave (and a dry run must not make it by looking).
-    const forgotten = options.targetIsNew === true || (stale && options.targetHasInstance === true);
-    const leaveTo = await importsToLeaveTo(spec, state, forgotten, open);
     if (read.notModified) {
       log?.info('source not modified (HTTP 304): nothing to plan or write');
       const report: RunReport = {
@@ -189,6 +186,9 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
       }
       return { plan: { actions: [], counts: emptyPlanCounts() }, report };
     }
+    // A new store holds nothing to leave (and a dry run must not make it by looking).
+    const forgotten = options.targetIsNew === true || (stale && options.targetHasInstance === true);
+    const leaveTo = await importsToLeaveTo(spec, state, forgotten, open);
     // An .ics file is read as the run goes (stream); any other source has been read whole (source).
     const stream = 'stream' in read ? read.stream : undefined;
     let source = 'stream' in read ? undefined : read.result;
