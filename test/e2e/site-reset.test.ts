@@ -1,8 +1,9 @@
 /**
  * A remote site keeps its address when it is reset, and has no store id: the sync state's items there may be
  * gone. `npm run import -- <file> --target <url>` (a real process, against our server on a loopback port)
- * looks up the pipeline's items written last before each run: a site that holds none of them gets every
- * event again, once, and a site that lost only some (one deleted by hand) is left as the state knows it.
+ * looks up the pipeline's events written last before each run: a site that holds none of them gets every
+ * event again, once (also those another import held there before the reset), and a site that lost only
+ * some (one deleted by hand) is left as the state knows it.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
