@@ -43,7 +43,7 @@ export async function earlierImport(
   if (!spec.source.path || !existsSync(spec.stateFile)) return undefined;
   const state = new SyncState(spec.stateFile);
   try {
-    const others = state.pipelines().filter((p) => p !== spec.name && p.startsWith(IMPORT_PREFIX));
+    const others = importsBesides(state, spec.name);
     if (others.length === 0 || Object.values(state.counts(spec.name)).some((n) => n)) return undefined;
     const window = runWindow(spec, now);
     // A match recorded before stands while the earlier import still holds most of the file's first
@@ -89,11 +89,15 @@ export function otherImports(spec: RunSpec): string[] {
   if (!existsSync(spec.stateFile)) return [];
   const state = new SyncState(spec.stateFile);
   try {
-    return state.pipelines().filter((p) => p !== spec.name && p.startsWith(IMPORT_PREFIX));
+    return importsBesides(state, spec.name);
   } finally {
     state.close();
   }
 }
+
+/** The imports of files the state knows, but `name`. */
+const importsBesides = (state: SyncState, name: string) =>
+  state.pipelines().filter((p) => p !== name && p.startsWith(IMPORT_PREFIX));
 
 type Window = ReturnType<typeof runWindow>;
 
