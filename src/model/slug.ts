@@ -43,3 +43,12 @@ export async function uniqueSlug(
     if (!(await taken(candidate))) return candidate;
   }
 }
+
+/** What trashing appends to a post's slug (A.0: `jazz-night__trashed`); restoring takes it off. */
+export const TRASH_SUFFIX = '__trashed';
+
+/** The slug a post had before it was trashed: `jazz-night__trashed` (or `…__trashed-2`) → `jazz-night`. */
+export function untrashedSlug(slug: string): string {
+  const at = slug.lastIndexOf(TRASH_SUFFIX);
+  return at > 0 && /^(?:-\d+)?$/.test(slug.slice(at + TRASH_SUFFIX.length)) ? slug.slice(0, at) : slug;
+}

@@ -5,6 +5,7 @@
  * unchanged; a remote site, which has no id, is asked for what the state says it holds. Public: bindState,
  * describesAnotherStore, bindSite, siteLost.
  */
+import { untrashedSlug } from '../model/slug.ts';
 import type { RunState } from '../state/backend.ts';
 import type { StateItem } from '../state/sync-state.ts';
 import type { Target } from '../writer/target.ts';
@@ -71,10 +72,14 @@ export async function siteLost(
   return recent.length > 0 && (await holdsNone(await target(), recent));
 }
 
-/** Whether `target` holds none of `items`, looked up by id, each checked by slug; false for no items. */
+/**
+ * Whether `target` holds none of `items`, looked up by id, each checked by slug; false for no items. A
+ * trashed one is held: trashed by hand, or by a site's cleanup of past events, it is not a reset.
+ */
 async function holdsNone(target: Target, items: readonly StateItem[]): Promise<boolean> {
   for (const item of items) {
-    if ((await target.get(item.kind, item.remoteId))?.slug === item.slug) return false;
+    const found = await target.get(item.kind, item.remoteId);
+    if (found !== null && untrashedSlug(found.slug) === item.slug) return false;
   }
   return items.length > 0;
 }

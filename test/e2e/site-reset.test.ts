@@ -3,7 +3,7 @@
  * gone. `npm run import -- <file> --target <url>` (a real process, against our server on a loopback port)
  * looks up the pipeline's events written last before each run: a site that holds none of them gets every
  * event again, once (also those another import held there before the reset), and a site that lost only
- * some (one deleted by hand) is left as the state knows it.
+ * some (one deleted by hand), or whose events were all trashed there, is left as the state knows it.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -131,5 +131,17 @@ describe('npm run import into a remote site', () => {
     const again = await importInto(url, 'hand-again.json');
     expect(again.output).not.toMatch(/holds none/);
     expect(writesOf(again.report)).toBe(0);
+  });
+
+  it('whose events were all trashed there (a cleanup of past events): not taken as reset, none made again', async () => {
+    const { url } = await serve(at('trashed.db'));
+    await importInto(url, 'trashed-first.json');
+    const byHand = httpTarget(url, { username: 'importer', password: site?.password ?? '' });
+    for await (const event of byHand.list('event')) await byHand.remove('event', event.id, 'trash');
+    await byHand.close();
+    const again = await importInto(url, 'trashed-again.json');
+    expect(again.output).not.toMatch(/holds none/);
+    expect(writesOf(again.report)).toBe(0);
+    expect((await held()).events).toEqual([]);
   });
 });

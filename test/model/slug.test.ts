@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slugify, uniqueSlug } from '../../src/model/slug.ts';
+import { slugify, uniqueSlug, untrashedSlug } from '../../src/model/slug.ts';
 
 describe('slugify', () => {
   it('follows the A.0 example', () => {
@@ -63,5 +63,20 @@ describe('uniqueSlug', () => {
 
   it('refuses an empty base', async () => {
     await expect(uniqueSlug('', () => false)).rejects.toThrow(RangeError);
+  });
+});
+
+describe('untrashedSlug', () => {
+  it('takes off what trashing appended, with the -N a taken trashed slug gets', () => {
+    expect(untrashedSlug('jazz-night__trashed')).toBe('jazz-night');
+    expect(untrashedSlug('jazz-night__trashed-2')).toBe('jazz-night');
+    expect(untrashedSlug('jazz-night-3f9a1c2b7d__trashed')).toBe('jazz-night-3f9a1c2b7d');
+  });
+
+  it('leaves a slug that was not trashed as it is', () => {
+    expect(untrashedSlug('jazz-night')).toBe('jazz-night');
+    expect(untrashedSlug('jazz-night-2')).toBe('jazz-night-2');
+    expect(untrashedSlug('__trashed')).toBe('__trashed');
+    expect(untrashedSlug('jazz__trashed-night')).toBe('jazz__trashed-night');
   });
 });

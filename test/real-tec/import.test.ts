@@ -136,6 +136,24 @@ describeRealTec('npm run import into a real TEC 6.2.6 site', (tec) => {
     expect(writesOf(third.report!)).toBe(0);
   });
 
+  it('after every event was trashed there (a cleanup of past events): not taken as reset, none made again', async () => {
+    const file = join(ws.dir, 'club.ics');
+    await writeFile(file, ics(smallEvents(8)));
+    expect((await importInto(tec, ws.dir, [file])).code).toBe(0);
+    const byHand = tecTarget(tec);
+    const ids: number[] = [];
+    for await (const event of byHand.list('event')) ids.push(event.id);
+    for (const id of ids) await byHand.remove('event', id, 'trash');
+    await byHand.close();
+    expect(ids).toHaveLength(8);
+
+    const again = await importInto(tec, ws.dir, [file]);
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).not.toMatch(/holds none/);
+    expect(writesOf(again.report!)).toBe(0);
+    expect((await siteSnapshot(tec)).events).toEqual([]);
+  });
+
   it("a smaller calendar sharing some events: only its own are created, the shared ones stay the first import's", async () => {
     const events = smallEvents(8);
     const club = join(ws.dir, 'club.ics');

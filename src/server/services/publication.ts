@@ -6,7 +6,7 @@
 import { canPublish, effectiveStatus } from '../../model/capabilities.ts';
 import { parseDateInput } from '../../model/datetime.ts';
 import { PERMALINK_STATUSES, type Status } from '../../model/index.ts';
-import { slugify, uniqueSlug } from '../../model/slug.ts';
+import { slugify, TRASH_SUFFIX, uniqueSlug, untrashedSlug } from '../../model/slug.ts';
 import type { LinkedKind } from '../../store/store.ts';
 import type { WriteContext } from './context.ts';
 
@@ -29,8 +29,6 @@ interface Existing {
   date_utc: string | null;
   slug: string;
 }
-
-export const TRASH_SUFFIX = '__trashed';
 
 /**
  * The slug of a trashed post (A.0: `…__trashed`), unique among its kind like any slug; a draft
@@ -71,7 +69,7 @@ export async function resolvePublication(
   if (status === 'future' && dateUtc! <= ctx.now) status = 'publish';
   else if (status === 'publish' && dateUtc! > ctx.now) status = 'future';
 
-  let slug = existing?.slug.replace(TRASH_SUFFIX, '') ?? '';
+  let slug = existing ? untrashedSlug(existing.slug) : '';
   if (input.slug !== undefined) slug = slugify(input.slug) || slugify(title);
   else if (slug === '' && PERMALINK_STATUSES.has(status)) slug = slugify(title) || kind;
   if (slug && (input.slug !== undefined || slug !== existing?.slug)) {
