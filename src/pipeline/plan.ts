@@ -59,6 +59,8 @@ export interface Action {
   keep?: Record<string, unknown>;
   /** preserve-local-edits: source changes held back because the field was edited on the target. */
   conflicts?: Conflict[];
+  /** A skip the run's report names in a warning line (an event kept removed on the target). */
+  warn?: boolean;
 }
 
 export interface Policies {
@@ -77,7 +79,8 @@ export interface Policies {
   unreadable?: { uids: ReadonlySet<string>; unknown: boolean };
   /**
    * preserve-local-edits: the target's current item (`null`: gone) for each `kind\nkey` the source changed
-   * (`changedItems`); an item missing here is updated as under `overwrite`.
+   * (`changedItems`); an item missing here is updated as under `overwrite`, an event gone or trashed there
+   * is skipped (`removedOnTarget`).
    */
   remote?: ReadonlyMap<string, Remote | null>;
 }
@@ -144,8 +147,12 @@ export function planEntities(
       actions.push({ ...base, op: 'unchanged' });
     } else if (policies.update === 'skip-existing') {
       actions.push({ ...base, op: 'skip', reason: 'exists on the target (update policy skip-existing)' });
-    } else if (policies.update === 'preserve-local-edits' && policies.remote?.get(id)) {
-      actions.push(preserving(base, item, d, policies.remote.get(id) as Remote));
+    } else if (policies.update === 'preserve-local-edits' && policies.remote?.has(id)) {
+      const current = policies.remote.get(id) ?? null;
+      const removed = d.kind === 'event' ? removedOnTarget(current) : undefined;
+      if (removed) actions.push({ ...base, op: 'skip', reason: removedReason(removed), warn: true });
+      else if (current) actions.push(preserving(base, item, d, current));
+      else actions.push({ ...base, op: 'update', changes: diff(item.written, canonical(d)) });
     } else {
       actions.push({ ...base, op: 'update', changes: diff(item.written, canonical(d)) });
     }
@@ -195,6 +202,19 @@ export function changedItems(desired: readonly Desired[], state: readonly StateI
     return item && !d.cancelled && item.hash !== d.hash && item.hash !== DRAFTED ? [item] : [];
   });
 }
+
+/**
+ * An event an editor trashed or deleted on the target is the strongest local edit there is: under
+ * preserve-local-edits the source's changes do not bring it back (restoring it there, or one run with
+ * `update: overwrite`, does).
+ */
+function removedOnTarget(current: Remote | null): 'trashed' | 'deleted' | undefined {
+  if (current === null) return 'deleted';
+  return current.body.status === 'trash' ? 'trashed' : undefined;
+}
+
+const removedReason = (removed: 'trashed' | 'deleted') =>
+  `${removed} on the target, and kept so (update policy preserve-local-edits): the source's changes are not written`;
 
 /** An update under preserve-local-edits: edited fields kept, conflicts listed, the rest written. */
 function preserving(base: Omit<Action, 'op'>, item: StateItem, d: Desired, current: Remote): Action {

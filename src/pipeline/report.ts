@@ -102,7 +102,7 @@ export class Tally {
         `${where(action.origin, action.key)}: ${action.kind} "${action.label}": ${text}`,
       ]);
     if (action.conflicts?.length) this.#conflicts.push([index, conflictOf(action)]);
-    else if (action.keep && outcome !== 'failed') note(action.reason);
+    else if ((action.keep || action.warn) && outcome !== 'failed') note(action.reason);
     if (warning) note(warning);
     if (outcome === 'failed' && error) {
       const failure = { ...itemOf(action), status: error.status, code: error.code, message: error.message };

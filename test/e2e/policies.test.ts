@@ -2,7 +2,8 @@
  * The policies of a pipeline, end to end through `npm run plan` and `npm run sync` on a local target:
  * each deletion policy (keep, draft, trash, delete) on events that left the source or became
  * STATUS:CANCELLED; the mass-delete guard and --force-delete; the update policies skip-existing and
- * preserve-local-edits, with edits made through the API between two runs.
+ * preserve-local-edits, with edits made through the API between two runs (events trashed and deleted there
+ * among them).
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -257,6 +258,43 @@ describe('update policies', () => {
       'Evening 3',
     ]);
   });
+  it('preserve-local-edits leaves an event trashed or deleted on the site as it is when the source changes it; overwrite brings it back', async () => {
+    const file = await pipeline('removed', '  update: preserve-local-edits');
+    await writeFile(at('removed.ics'), calendar([1, 2, 3]));
+    expect((await sync(file)).code).toBe(0);
+    const ids = new Map([...(await events('removed')).byTitle].map(([title, e]) => [title, e.id]));
+    const site = await openLocalTarget({ dataFile: at('removed.db') });
+    await site.remove('event', ids.get('Evening 1') as number, 'trash');
+    await site.remove('event', ids.get('Evening 2') as number, 'delete');
+    await site.close();
+
+    await writeFile(
+      at('removed.ics'),
+      calendar([1, 2, 3], { 1: { title: 'Evening 1 (moved)' }, 2: { title: 'Evening 2 (moved)' } }),
+    );
+    for (const run of [await sync(file), await sync(file)]) {
+      expect(run.code).toBe(0);
+      expect(run.report.counts.event).toMatchObject({ created: 0, updated: 0, unchanged: 1, skipped: 2 });
+      expect(run.report.warnings).toEqual([
+        expect.stringMatching(/"Evening 1 \(moved\)": trashed on the target, and kept so/),
+        expect.stringMatching(/"Evening 2 \(moved\)": deleted on the target, and kept so/),
+      ]);
+    }
+    const kept = await events('removed');
+    expect([...kept.byTitle.keys()]).toEqual(['Evening 3']);
+    expect((await kept.get(ids.get('Evening 1') as number))?.body).toMatchObject({
+      status: 'trash',
+      title: 'Evening 1',
+    });
+
+    // overwrite: the source wins, the trashed one restored and the deleted one made again.
+    const overwrite = await pipeline('removed', '  update: overwrite');
+    expect((await sync(overwrite)).report.counts.event).toMatchObject({ created: 1, updated: 1 });
+    const back = await events('removed');
+    expect([...back.byTitle.keys()].sort()).toEqual(['Evening 1 (moved)', 'Evening 2 (moved)', 'Evening 3']);
+    expect(back.byTitle.get('Evening 1 (moved)')?.id).toBe(ids.get('Evening 1'));
+  });
+
   it('preserve-local-edits keeps a draft an editor published as published when the source changes it', async () => {
     // pipelines/remote/wordpress-example.yaml: events arrive as drafts and an editor publishes them.
     const file = at('review.yaml');

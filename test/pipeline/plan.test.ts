@@ -146,7 +146,10 @@ describe('plan', () => {
       d.hash = hashOf(canonical(d));
       return d;
     };
-    const preserve = (current: ReturnType<typeof remoteBody> | null, item: StateItem = written()) =>
+    const preserve = (
+      current: (ReturnType<typeof remoteBody> & { status?: string }) | null,
+      item: StateItem = written(),
+    ) =>
       plan([moved()], [item], {
         ...policies,
         update: 'preserve-local-edits',
@@ -170,12 +173,21 @@ describe('plan', () => {
       expect(action.keep).toEqual({ title: 'Edited on the site' });
     });
 
-    it('updates as overwrite would when nothing was edited on the target, or the item is gone', () => {
-      for (const current of [remoteBody('a'), null]) {
+    it('updates as overwrite would when nothing was edited on the target', () => {
+      const [action] = preserve(remoteBody('a')).actions;
+      expect(action.op).toBe('update');
+      expect(action.changes?.map((c) => c.field).sort()).toEqual(['start_date', 'title']);
+      expect(action.conflicts).toBeUndefined();
+    });
+
+    it('leaves an event deleted or trashed on the target as it is, in a warning', () => {
+      for (const [current, removed] of [
+        [null, 'deleted'],
+        [{ ...remoteBody('a'), status: 'trash', slug: 'a-slug__trashed' }, 'trashed'],
+      ] as const) {
         const [action] = preserve(current).actions;
-        expect(action.op).toBe('update');
-        expect(action.changes?.map((c) => c.field).sort()).toEqual(['start_date', 'title']);
-        expect(action.conflicts).toBeUndefined();
+        expect(action).toMatchObject({ op: 'skip', warn: true });
+        expect(action.reason).toMatch(new RegExp(`^${removed} on the target, and kept so`));
       }
     });
 

@@ -149,6 +149,39 @@ describeRealTec('pipeline policies on a real TEC 6.2.6 site', (tec) => {
     expect(writesOf(third.reports[0])).toBe(0);
   });
 
+  it('preserve-local-edits: an event an editor trashed stays in the trash when the source changes it, and no copy is made', async () => {
+    await writeFile(join(ws.dir, 'club.ics'), ics(smallEvents(8)));
+    const yaml = await pipelineFile(tec, ws.dir, 'club', 'club.ics', [
+      'policies:',
+      '  update: preserve-local-edits',
+    ]);
+    expect((await syncInto(tec, ws.dir, [yaml])).code).toBe(0);
+    const target = tecTarget(tec);
+    const quiz = titled(await siteEvents(tec), "St Mary's Quiz Night")[0];
+    await target.remove('event', quiz.id, 'trash');
+    await target.close();
+
+    const changed = smallEvents(8).map((e) =>
+      e.uid === 'quiz@club.example' ? { ...e, title: "St Mary's Grand Quiz" } : e,
+    );
+    await writeFile(join(ws.dir, 'club.ics'), ics(changed));
+    const second = await syncInto(tec, ws.dir, [yaml]);
+    expect(second.code, second.output).toBe(0);
+    expect(second.output).toMatch(/"St Mary.s Grand Quiz": trashed on the target, and kept so/);
+    expect(second.reports[0].counts.event).toMatchObject({ created: 0, updated: 0, skipped: 1, failed: 0 });
+    const events = await siteEvents(tec);
+    expect(events).toHaveLength(7);
+    expect(titled(events, "St Mary's Grand Quiz")).toEqual([]);
+    const after = tecTarget(tec);
+    try {
+      const trashed = await after.get('event', quiz.id);
+      expect(trashed?.body.status).toBe('trash');
+      expect(comparableText(String(trashed?.body.title))).toBe("St Mary's Quiz Night");
+    } finally {
+      await after.close();
+    }
+  });
+
   it('images by URL: sideloaded by the site; an image it cannot fetch costs the image, not the event, and is reported', async () => {
     // WordPress downloads only from public hosts or its own host and port (wp_safe_remote_get): the poster
     // is served by the site's own web server. A loopback server on another port passes TEC's HEAD check but
