@@ -1,7 +1,8 @@
 /**
  * `npm run import` names its pipeline after the file, and a pipeline owns what it writes. A calendar
- * downloaded again comes with a new name ("club (1).ics", "club-2.ics"), so as a pipeline of its own it would
- * create every event a second time. Before a file's first import into a target, its events are looked up
+ * downloaded again comes with a new name ("club (1).ics", "club-2.ics"), or is later read from its feed's
+ * URL, so as a pipeline of its own it would create every event a second time (or, leaving them to the
+ * earlier import, never update them). Before a file's first import into a target, its events are looked up
  * among the earlier imports the target's sync state knows: when one of them holds at least half of the
  * file's events, and they are at least half of its events that have not ended yet, the file is another
  * copy of that calendar, and the run takes that import's name (and so its events, slugs and history). The
@@ -40,15 +41,17 @@ export async function earlierImport(
   now: Date,
   dryRun: boolean,
 ): Promise<EarlierImport | undefined> {
-  if (!spec.source.path || !existsSync(spec.stateFile)) return undefined;
+  if (!existsSync(spec.stateFile)) return undefined;
   const state = new SyncState(spec.stateFile);
   try {
     const others = importsBesides(state, spec.name);
     if (others.length === 0 || Object.values(state.counts(spec.name)).some((n) => n)) return undefined;
     const window = runWindow(spec, now);
     // A match recorded before stands while the earlier import still holds most of the file's first
-    // events: another calendar saved under the same name later is looked at afresh.
+    // events: another calendar saved under the same name later is looked at afresh. A feed's address
+    // names its calendar: its match stands, and costs no second download each night.
     const recorded = state.importAlias(spec.name);
+    if (recorded && others.includes(recorded) && spec.source.url) return { name: recorded, same: true };
     if (recorded && others.includes(recorded)) {
       const first = await eventKeys(spec, window, BATCH).catch(() => []);
       if (state.itemsOf(recorded, first).size * 2 >= first.length && first.length > 0)

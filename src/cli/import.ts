@@ -34,8 +34,8 @@ Options:
   --namespace <ns>       API namespace (default ${DEFAULT_NAMESPACE}; tribe/events/v1 for WordPress)
   --data <file>          the local target's SQLite file (default ${DEFAULT_DATA})
   --name <name>          the import's name, which owns its events (default import-<file name>; a file
-                         that shares most of its events with an earlier import, such as a download
-                         saved as "club (1).ics", takes that import's name and updates its events)
+                         or feed that shares most of its events with an earlier import, such as a
+                         download saved as "club (1).ics", takes that import's name and updates its events)
   --timezone <zone>      zone of floating times and all-day events (default the file's X-WR-TIMEZONE, else UTC)
   --status <status>      status of imported events: publish (default), draft, pending, private
   --category <name>      add this category to every event (repeatable)
