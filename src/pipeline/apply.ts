@@ -21,6 +21,7 @@ import type { Remote, Target } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED, hashOf } from './desired.ts';
 import { fieldHashes, fieldOf, toWire, withField } from './local-edits.ts';
 import type { Action, Plan } from './plan.ts';
+import { type Link, type LinkKind, lostLinks, rejectsParam } from './relink.ts';
 
 /**
  * Actions in progress at once: twice the local target's concurrency (64), so the writer's queue never runs
@@ -174,30 +175,102 @@ export async function applyEach(
     return { ...d.fields, venue: venue ?? '', organizer, categories, tags };
   };
 
-  const create = async (d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
+  const create = async (d: Desired): Promise<Sent> => {
     const body = d.kind === 'event' ? { ...(await resolveRefs(d)), slug: d.slug } : d.fields;
     if (d.kind === 'event' && d.slug && options.recovering) {
       const found = await target.findBySlug('event', d.slug);
-      if (found) return { remote: await target.update('event', found.id, body), outcome: 'created' };
+      if (found) return { remote: await target.update('event', found.id, body), outcome: 'created', body };
     }
-    return { remote: await target.create(d.kind, body), outcome: 'created' };
+    return { remote: await target.create(d.kind, body), outcome: 'created', body };
   };
 
-  const send = async (action: Action, d: Desired): Promise<{ remote: Remote; outcome: Outcome }> => {
+  const send = async (action: Action, d: Desired): Promise<Sent> => {
     if (action.op === 'create') return create(d);
     const body = keeping(action, d.kind === 'event' ? await resolveRefs(d) : d.fields);
-    return { remote: await target.update(d.kind, action.item?.remoteId as number, body), outcome: 'updated' };
+    const remote = await target.update(d.kind, action.item?.remoteId as number, body);
+    return { remote, outcome: 'updated', body };
+  };
+
+  /** Linked items found lost this run (relink.ts), each made again once: `kind\nid` → what became of it. */
+  const remade = new Map<string, Promise<string | undefined>>();
+
+  /**
+   * Makes again what `lost` names of the event's links that really is gone or trashed on the target (a
+   * trashed one restored, a deleted one created from what we last wrote of it), and points the run's ids
+   * at it; says what was done, or nothing when none was lost.
+   */
+  const relink = async (d: Desired, lost: readonly Link[]): Promise<string[]> => {
+    const notes: string[] = [];
+    const refs = d.refs;
+    const keys: [LinkKind, string][] = [
+      ...(refs.venue ? [['venue', refs.venue] as [LinkKind, string]] : []),
+      ...(refs.organizers ?? []).map((k): [LinkKind, string] => ['organizer', k]),
+      ...(refs.categories ?? []).map((k): [LinkKind, string] => ['category', k]),
+      ...(refs.tags ?? []).map((k): [LinkKind, string] => ['tag', k]),
+    ];
+    for (const [kind, key] of keys) {
+      const id = writtenIds.get(refKey(kind, key));
+      if (id === undefined || !lost.some((l) => l.kind === kind && l.id === id)) continue;
+      let done = remade.get(refKey(kind, String(id)));
+      if (!done) {
+        done = remake(kind, key, id);
+        remade.set(refKey(kind, String(id)), done);
+      }
+      const note = await done;
+      if (note) notes.push(note);
+    }
+    return notes;
+  };
+
+  const remake = async (kind: LinkKind, key: string, id: number): Promise<string | undefined> => {
+    const current = await target.get(kind, id);
+    if (current && current.body.status !== 'trash') return undefined;
+    const item = (await state.itemsOf(pipeline, [{ kind, key }])).get(refKey(kind, key));
+    if (!item) return undefined;
+    const remote = current
+      ? await target.update(kind, id, { ...item.written, status: 'publish' })
+      : await target.create(kind, item.written);
+    state.put(pipeline, {
+      ...item,
+      remoteId: remote.id,
+      slug: remote.slug,
+      remoteModified: remote.modified ?? null,
+      remoteFields: fieldHashes(kind, remote.body),
+    });
+    writtenIds.set(refKey(kind, key), remote.id);
+    ids.set(refKey(kind, key), Promise.resolve(remote.id));
+    const name = String(item.written.venue ?? item.written.organizer ?? item.written.name ?? key);
+    return `its ${kind} "${name}" was ${current ? 'in the trash' : 'deleted'} on the target: ${current ? 'restored' : 'made again'}`;
+  };
+
+  /** The event's links the target lost, made again and the event written again; its result otherwise. */
+  const relinked = async (
+    action: Action,
+    d: Desired,
+    sent: Sent,
+  ): Promise<{ sent: Sent; notes: string[] }> => {
+    const lost = lostLinks(sent.body, { answer: sent.remote.body }, keptFields(action));
+    const notes = lost.length > 0 ? await relink(d, lost) : [];
+    if (notes.length === 0) return { sent, notes };
+    const body = keeping(action, await resolveRefs(d));
+    return { sent: { ...sent, remote: await target.update('event', sent.remote.id, body), body }, notes };
   };
 
   const write = async (action: Action): Promise<ItemResult> => {
     const d = action.desired as Desired;
     try {
       let warning: string | undefined;
-      let sent: { remote: Remote; outcome: Outcome };
+      let sent: Sent;
       try {
         sent = await send(action, d);
       } catch (err) {
-        if (action.op !== 'create' && isGone(err)) {
+        const refused = d.kind === 'event' && (err as { status?: number }).status === 400;
+        const lost = refused ? lostLinks(await resolveRefs(d), { error: err }, keptFields(action)) : [];
+        const notes = lost.length > 0 ? await relink(d, lost) : [];
+        if (notes.length > 0) {
+          warning = notes.join('; ');
+          sent = await send(action, d);
+        } else if (action.op !== 'create' && isGone(err)) {
           // Deleted on the site since we wrote it: the source still has it, so it is created again.
           warning = `it was deleted on the target (${(err as Error).message}); created again`;
           sent = await create(d);
@@ -210,6 +283,11 @@ export async function applyEach(
         } else {
           throw err;
         }
+      }
+      if (d.kind === 'event' && !warning) {
+        const again = await relinked(action, d, sent);
+        sent = again.sent;
+        if (again.notes.length > 0) warning = again.notes.join('; ');
       }
       // A site may accept an image URL and still attach nothing (TEC 6.2.6 does for a body that is no image).
       if (
@@ -303,6 +381,16 @@ export async function applyEach(
   }
 }
 
+/** A write as sent: the target's answer, and the body it answered. */
+interface Sent {
+  remote: Remote;
+  outcome: Outcome;
+  body: Record<string, unknown>;
+}
+
+/** The write fields of an action kept as the target has them (preserve-local-edits). */
+const keptFields = (action: Action) => new Set(Object.keys(action.keep ?? {}).map(toWire));
+
 /**
  * The item no longer exists on the target: 404, 410 (trashed), or TEC 6.2.6's 400 naming the id
  * (contract C.15).
@@ -310,12 +398,6 @@ export async function applyEach(
 function isGone(err: unknown): boolean {
   const e = err as { status?: number };
   return e.status === 404 || e.status === 410 || rejectsParam(err, 'id');
-}
-
-/** A 400 naming `param` among its invalid parameters (contract A.8: `data.params`). */
-function rejectsParam(err: unknown, param: string): boolean {
-  const e = err as { status?: number; data?: { params?: Record<string, unknown> } };
-  return e.status === 400 && e.data?.params !== undefined && param in e.data.params;
 }
 
 function refError(kind: Kind, key: string, what: string): Error {

@@ -4,7 +4,7 @@
  * by the real-TEC suite's globalSetup and by `npm run bench:sync -- --tec`.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -62,6 +62,17 @@ export async function stopSite(site: RealTec): Promise<void> {
 /** Back to the freshly installed site (~0.3 s). No request may be in flight. */
 export async function resetSite(tec: RealTec): Promise<void> {
   await run(join(tec.kit, 'reset.sh'), [tec.workdir]);
+}
+
+/**
+ * Runs `sql` in the site's database (the kit's MariaDB, over its socket): for what neither the REST API nor
+ * wp-admin's buttons a test presses can do through HTTP, such as "Delete Permanently" from the trash.
+ */
+export async function siteSql(tec: RealTec, sql: string): Promise<void> {
+  const config = readFileSync(join(tec.workdir, 'wordpress', 'wp-config.php'), 'utf8');
+  const database = /define\(\s*'DB_NAME',\s*'([^']+)'/.exec(config)?.[1];
+  if (!database) throw new Error(`no DB_NAME in ${tec.workdir}/wordpress/wp-config.php`);
+  await run('mariadb', [`--defaults-file=${join(tec.workdir, 'conf', 'my.cnf')}`, database, '-e', sql]);
 }
 
 export function fromVariables(env: Record<string, string | undefined>, kit: string): RealTec {

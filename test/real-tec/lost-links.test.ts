@@ -1,0 +1,110 @@
+/**
+ * A venue or category an import wrote, trashed or deleted on the real TEC 6.2.6 site afterwards: the next run
+ * that writes one of its events makes it again and links the event to it. Before, a deleted venue failed
+ * that event with a 400 on every run, a trashed one was linked all the same (shown `trash` to the public),
+ * and a deleted category was dropped from the event in silence.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, it } from 'vitest';
+import { comparableText } from '../../src/model/html.ts';
+import type { Remote } from '../../src/writer/target.ts';
+import { writesOf } from '../e2e/helpers.ts';
+import { ics, smallEvents } from './calendar.ts';
+import { siteSql } from './kit.ts';
+import { describeRealTec, freshSiteEach, importInto, type RealTec, tecTarget } from './site.ts';
+
+const SCREENING = 'Film & Theatre: "Casablanca" (1942) - sold out';
+
+/** The first item of `kind` on the site whose name is `name`. */
+async function find(tec: RealTec, kind: 'venue' | 'category', name: string): Promise<Remote> {
+  const target = tecTarget(tec);
+  try {
+    for await (const item of target.list(kind))
+      if (comparableText(String(item.body.venue ?? item.body.name)) === name) return item;
+  } finally {
+    await target.close();
+  }
+  throw new Error(`no ${kind} ${name}`);
+}
+
+/** The screening as the site lists it: its venue (with status) and categories by name. */
+async function screening(tec: RealTec) {
+  const target = tecTarget(tec);
+  try {
+    for await (const e of target.list('event')) {
+      if (comparableText(String(e.body.title)) !== SCREENING) continue;
+      const venue = e.body.venue as { venue?: string; status?: string } | unknown[];
+      return {
+        venue: Array.isArray(venue) ? undefined : `${comparableText(String(venue.venue))} (${venue.status})`,
+        categories: (e.body.categories as { name: string }[]).map((c) => comparableText(c.name)),
+      };
+    }
+  } finally {
+    await target.close();
+  }
+  throw new Error('no screening');
+}
+
+describeRealTec('a venue or category removed on a real TEC 6.2.6 site', (tec) => {
+  const ws = freshSiteEach(tec);
+
+  const cases: [string, (tec: RealTec) => Promise<void>, RegExp][] = [
+    [
+      'venue trashed',
+      async () => {
+        const venue = await find(tec, 'venue', 'Riverside Cinema');
+        const target = tecTarget(tec);
+        await target.remove('venue', venue.id, 'trash');
+        await target.close();
+      },
+      /its venue "Riverside Cinema" was in the trash on the target: restored/,
+    ],
+    [
+      'venue deleted permanently (trashed, then "Delete Permanently")',
+      async () => {
+        const venue = await find(tec, 'venue', 'Riverside Cinema');
+        const target = tecTarget(tec);
+        await target.remove('venue', venue.id, 'trash');
+        await target.close();
+        await siteSql(
+          tec,
+          `DELETE FROM wp_postmeta WHERE post_id = ${venue.id}; DELETE FROM wp_posts WHERE ID = ${venue.id};`,
+        );
+      },
+      /its venue "Riverside Cinema" was deleted on the target: made again/,
+    ],
+    [
+      'category deleted',
+      async () => {
+        const category = await find(tec, 'category', 'Film & Theatre');
+        const target = tecTarget(tec);
+        await target.remove('category', category.id, 'delete');
+        await target.close();
+      },
+      /its category "Film & Theatre" was deleted on the target: made again/,
+    ],
+  ];
+  for (const [what, remove, said] of cases) {
+    it(`${what}: made again when its event is written next, and the event linked to it`, async () => {
+      const file = join(ws.dir, 'club.ics');
+      const events = smallEvents(4);
+      await writeFile(file, ics(events));
+      expect((await importInto(tec, ws.dir, [file])).report?.counts.event.created).toBe(4);
+      await remove(tec);
+
+      await writeFile(file, ics(events.map((e, i) => (i === 1 ? { ...e, title: SCREENING } : e))));
+      const run = await importInto(tec, ws.dir, [file]);
+      expect(run.code, run.output).toBe(0);
+      expect(run.report?.counts.event).toMatchObject({ updated: 1, failed: 0 });
+      expect(run.report?.warnings.join('\n')).toMatch(said);
+      expect(await screening(tec)).toEqual({
+        venue: 'Riverside Cinema (publish)',
+        categories: ['Film & Theatre'],
+      });
+
+      const again = await importInto(tec, ws.dir, [file]);
+      expect(writesOf(again.report!)).toBe(0);
+    });
+  }
+});
