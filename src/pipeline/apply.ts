@@ -21,6 +21,7 @@ import type { Remote, Target } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED, hashOf } from './desired.ts';
 import { fieldHashes, fieldOf, toWire, withField } from './local-edits.ts';
 import type { Action, Plan } from './plan.ts';
+import { REBUILT } from './rebuild-state.ts';
 import { type Link, type LinkKind, lostLinks, rejectsParam } from './relink.ts';
 
 /**
@@ -239,8 +240,12 @@ export async function applyEach(
     });
     writtenIds.set(refKey(kind, key), remote.id);
     ids.set(refKey(kind, key), Promise.resolve(remote.id));
+    // The target unlinked its other events when it was trashed or deleted: each is written again (by this
+    // run when it comes later, else by the next), as a rebuilt state's items are.
+    const linking = await state.markLinking(pipeline, { kind, key }, REBUILT, DRAFTED);
     const name = String(item.written.venue ?? item.written.organizer ?? item.written.name ?? key);
-    return `its ${kind} "${name}" was ${current ? 'in the trash' : 'deleted'} on the target: ${current ? 'restored' : 'made again'}`;
+    const done = current ? 'in the trash on the target: restored' : 'deleted on the target: made again';
+    return `its ${kind} "${name}" was ${done}, and the ${linking} events linking it are written again`;
   };
 
   /** The event's links the target lost, made again and the event written again; its result otherwise. */

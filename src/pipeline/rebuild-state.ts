@@ -101,7 +101,11 @@ function looksSame(d: Desired, remote: Remote, idOf: IdOf): boolean {
   if (d.kind === 'event') {
     if (want.image) return false; // an image URL vs the attachment it became: cannot be compared
     const refs = (kind: Kind, keys: string[] | undefined) => (keys ?? []).map((k) => idOf(kind, k));
-    want.venue = d.refs.venue === undefined ? undefined : idOf('venue', d.refs.venue);
+    if (d.refs.venue !== undefined) {
+      want.venue = idOf('venue', d.refs.venue);
+      // Not on the target (deleted there, and the event unlinked): the run makes it, and links the event.
+      if (want.venue === undefined) return false;
+    }
     want.organizer = refs('organizer', d.refs.organizers);
     want.categories = refs('category', d.refs.categories);
     want.tags = refs('tag', d.refs.tags);

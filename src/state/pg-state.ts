@@ -26,6 +26,7 @@ import { LockedError } from './lock.ts';
 import {
   type ItemRow,
   itemOf,
+  REF_OF,
   type RunRow,
   type SourceCache,
   type StateItem,
@@ -252,6 +253,23 @@ export class PgSyncState implements RunState {
     );
     await this.#client.query('TRUNCATE pg_temp.calsync_seen');
     this.#seen = true;
+  }
+
+  async markLinking(
+    pipeline: string,
+    link: { kind: Exclude<Kind, 'event'>; key: string },
+    hash: string,
+    unless: string,
+  ): Promise<number> {
+    await this.#commit();
+    // jsonb @> of a venue's one key is equality; of the other links' lists, membership.
+    const { rowCount } = await this.#client.query(
+      `UPDATE calsync_state_items SET hash = $3
+       WHERE target = $1 AND pipeline = $2 AND kind = 'event' AND hash <> $4
+         AND (written::jsonb -> 'refs' -> $5::text) @> to_jsonb($6::text)`,
+      [this.target, pipeline, hash, unless, REF_OF[link.kind], link.key],
+    );
+    return rowCount ?? 0;
   }
 
   async counts(pipeline: string): Promise<Partial<Record<Kind, number>>> {

@@ -20,6 +20,14 @@ import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import type { Kind } from '../model/kind.ts';
 import { migrate } from './migrations.ts';
 
+/** Where a written event body keeps its links of each kind (pipeline/desired.ts `Refs`). */
+export const REF_OF: Record<Exclude<Kind, 'event'>, string> = {
+  venue: 'venue',
+  organizer: 'organizers',
+  category: 'categories',
+  tag: 'tags',
+};
+
 /** What the state knows of one item. */
 export interface StateItem {
   kind: Kind;
@@ -163,6 +171,23 @@ export class SyncState {
       )
       .all(pipeline) as unknown as ItemRow[];
     return rows.map(itemOf);
+  }
+
+  markLinking(
+    pipeline: string,
+    link: { kind: Exclude<Kind, 'event'>; key: string },
+    hash: string,
+    unless: string,
+  ): number {
+    this.#commit();
+    // json_each of a venue's one key yields that key; of the other links' lists, each of their keys.
+    const { changes } = this.#db
+      .prepare(
+        `UPDATE items SET hash = ? WHERE pipeline = ? AND kind = 'event' AND hash <> ?
+           AND EXISTS (SELECT 1 FROM json_each(written, ?) WHERE value = ?)`,
+      )
+      .run(hash, pipeline, unless, `$.refs.${REF_OF[link.kind]}`, link.key);
+    return Number(changes);
   }
 
   /** The keys this run has seen, in memory (`temp`): gone with the connection. */

@@ -72,13 +72,14 @@ async function linksOf(data: string, title: string) {
 }
 
 describe('a linked item removed on the site', () => {
+  // The screening is the cinema's one event; the quiz is the society's, and in Film & Theatre, too.
   const cases = [
-    ['venue', 'Riverside Cinema', 'delete', 'deleted on the target: made again'],
-    ['venue', 'Riverside Cinema', 'trash', 'in the trash on the target: restored'],
-    ['organizer', 'Film & Theatre Society', 'delete', 'deleted on the target: made again'],
-    ['category', 'Film & Theatre', 'delete', 'deleted on the target: made again'],
+    ['venue', 'Riverside Cinema', 'delete', 'deleted on the target: made again', 0],
+    ['venue', 'Riverside Cinema', 'trash', 'in the trash on the target: restored', 0],
+    ['organizer', 'Film & Theatre Society', 'delete', 'deleted on the target: made again', 1],
+    ['category', 'Film & Theatre', 'delete', 'deleted on the target: made again', 1],
   ] as const;
-  for (const [kind, name, mode, said] of cases) {
+  for (const [kind, name, mode, said, others] of cases) {
     it(`${kind} ${mode === 'delete' ? 'deleted' : 'trashed'}: made again when its event is written next, and linked`, async () => {
       const data = at(`${kind}-${mode}.db`);
       const file = `${kind}-${mode}.ics`;
@@ -99,8 +100,36 @@ describe('a linked item removed on the site', () => {
       expect(links.organizers).toEqual(['Film & Theatre Society (publish)']);
       expect(links.categories).toEqual(['Film & Theatre']);
 
+      // Its other events, unlinked when it went, are written again by the next run; then nothing is.
       const again = await imp(file, data);
-      expect(writesOf(again.report)).toBe(0);
+      expect(again.report.counts.event).toMatchObject({ updated: others, failed: 0 });
+      expect(writesOf((await imp(file, data)).report)).toBe(0);
     });
   }
+
+  it('the other events of a deleted venue, unchanged in the source, are linked to it again by the next run', async () => {
+    const data = at('hall.db');
+    const events = smallEvents(4);
+    await writeFile(at('hall.ics'), ics(events));
+    await imp('hall.ics', data);
+    await removeOnSite(data, 'venue', "St Mary's Church Hall", 'delete');
+    const hall = "St Mary's Church Hall (publish)";
+
+    // The quiz changes; the dawn walk, at the same hall, does not.
+    const quiz = "St Mary's Quiz Night (upstairs)";
+    await writeFile(at('hall.ics'), ics(events.map((e, i) => (i === 0 ? { ...e, title: quiz } : e))));
+    const run = await imp('hall.ics', data);
+    expect(run.report.warnings).toEqual([
+      expect.stringMatching(
+        /its venue "St Mary's Church Hall" was deleted on the target: made again, and the 2 events linking it are written again/,
+      ),
+    ]);
+    expect((await linksOf(data, quiz)).venue).toBe(hall);
+    expect((await linksOf(data, 'Dawn Walk')).venue).toBeUndefined();
+
+    const next = await imp('hall.ics', data);
+    expect(next.report.counts.event).toMatchObject({ updated: 1, unchanged: 3 });
+    expect((await linksOf(data, 'Dawn Walk')).venue).toBe(hall);
+    expect(writesOf((await imp('hall.ics', data)).report)).toBe(0);
+  });
 });

@@ -107,4 +107,18 @@ describe('rebuildState', () => {
     expect(items.some((i) => i.kind === 'venue')).toBe(false);
     expect(items.some((i) => i.kind === 'event' && i.hash === REBUILT)).toBe(true);
   });
+
+  it('marks an event the site shows with no venue when its venue is gone there too (deleted on the site)', async () => {
+    const gone = { ...record(4), venue: { name: 'Théâtre du Châtelet', address: '1 Place du Châtelet' } };
+    const entities = mapRecords([gone], options).entities;
+    // On the site: the event, its venue deleted there (and the event unlinked from it).
+    await written(
+      entities
+        .filter((d) => d.kind !== 'venue')
+        .map((d) => ({ ...d, refs: { ...d.refs, venue: undefined } })),
+    );
+    const items = await rebuildState(target, entities);
+    expect(items.some((i) => i.kind === 'venue')).toBe(false);
+    expect(items.find((i) => i.kind === 'event')?.hash).toBe(REBUILT);
+  });
 });

@@ -199,6 +199,35 @@ function contract(name: string, setup: () => Promise<Subject & { done(): Promise
       await state.close();
     });
 
+    it("marks a pipeline's events that link a venue, organizer or term, but not drafted ones", async () => {
+      const state = await s.backend.open(s.file('linking'));
+      const linking = (key: string, refs: Record<string, unknown>, hash = 'h'): StateItem => ({
+        ...item(key),
+        hash,
+        written: { title: key, refs },
+      });
+      state.put('p', linking('a', { venue: 'hall', organizers: ['society'] }));
+      state.put(
+        'p',
+        linking('b', { venue: 'cinema', organizers: ['club', 'society'], categories: ['film'] }),
+      );
+      state.put('p', linking('c', { venue: 'hall' }, 'drafted'));
+      state.put('p', linking('d', {}));
+      state.put('q', linking('e', { venue: 'hall' }));
+      state.put('p', { ...item('hall', 9, 'venue'), written: { venue: 'Hall' } });
+      const marked = async (kind: 'venue' | 'organizer' | 'category', key: string) => {
+        const n = await state.markLinking('p', { kind, key }, `linked-${key}`, 'drafted');
+        const hashes = (await state.items('p')).filter((i) => i.hash === `linked-${key}`);
+        return [n, hashes.map((i) => i.key)];
+      };
+      expect(await marked('venue', 'hall')).toEqual([1, ['a']]);
+      expect(await marked('organizer', 'society')).toEqual([2, ['a', 'b']]);
+      expect(await marked('category', 'film')).toEqual([1, ['b']]);
+      expect(await marked('category', 'hall')).toEqual([0, []]);
+      expect((await state.items('q'))[0].hash).toBe('h');
+      await state.close();
+    });
+
     it('lets one run of a pipeline hold its lock, until it lets go', async () => {
       const file = s.file('locks');
       const release = await s.backend.lock(file, 'p');
