@@ -127,7 +127,7 @@ export async function applyEach(
   };
 
   /** preserve-local-edits: kept fields out of the body, or sent back as they are where updates replace. */
-  const keeping = (action: Action, body: Record<string, unknown>): Record<string, unknown> => {
+  const keeping = (action: Action, body: Doc): Doc => {
     if (!action.keep) return body;
     const out = { ...body };
     for (const [field, value] of Object.entries(action.keep)) {
@@ -176,51 +176,61 @@ export async function applyEach(
     return { ...d.fields, venue: venue ?? '', organizer, categories, tags };
   };
 
-  const create = async (d: Desired): Promise<Sent> => {
-    const body = d.kind === 'event' ? { ...(await resolveRefs(d)), slug: d.slug } : d.fields;
+  /** An event's body with its references resolved (and its slug, to create it). */
+  const createBody = async (d: Desired): Promise<Doc> =>
+    d.kind === 'event' ? { ...(await resolveRefs(d)), slug: d.slug } : d.fields;
+
+  /** The body `action` writes: kept fields (preserve-local-edits) as the target has them. */
+  const bodyOf = async (action: Action, d: Desired): Promise<Doc> =>
+    action.op === 'create'
+      ? createBody(d)
+      : keeping(action, d.kind === 'event' ? await resolveRefs(d) : d.fields);
+
+  const create = async (d: Desired, body?: Doc): Promise<Sent> => {
+    const sent = body ?? (await createBody(d));
     if (d.kind === 'event' && d.slug && options.recovering) {
       const found = await target.findBySlug('event', d.slug);
-      if (found) return { remote: await target.update('event', found.id, body), outcome: 'created', body };
+      if (found)
+        return { remote: await target.update('event', found.id, sent), outcome: 'created', body: sent };
     }
-    return { remote: await target.create(d.kind, body), outcome: 'created', body };
+    return { remote: await target.create(d.kind, sent), outcome: 'created', body: sent };
   };
 
-  const send = async (action: Action, d: Desired): Promise<Sent> => {
-    if (action.op === 'create') return create(d);
-    const body = keeping(action, d.kind === 'event' ? await resolveRefs(d) : d.fields);
-    const remote = await target.update(d.kind, action.item?.remoteId as number, body);
-    return { remote, outcome: 'updated', body };
+  const send = async (action: Action, d: Desired, body?: Doc): Promise<Sent> => {
+    const sent = body ?? (await bodyOf(action, d));
+    if (action.op === 'create') return create(d, sent);
+    const remote = await target.update(d.kind, action.item?.remoteId as number, sent);
+    return { remote, outcome: 'updated', body: sent };
   };
 
-  /** Linked items found lost this run (relink.ts), each made again once: `kind\nid` → what became of it. */
+  /** Linked items found lost this run (relink.ts), each made again once: `kind\nid` → what was done, if anything. */
   const remade = new Map<string, Promise<string | undefined>>();
 
   /**
    * Makes again what `lost` names of the event's links that really is gone or trashed on the target (a
    * trashed one restored, a deleted one created from what we last wrote of it), and points the run's ids
-   * at it; says what was done, or nothing when none was lost.
+   * at it. `relinked`: the event must be written again; `notes`: what this call did (each said once a run,
+   * with the event that found it).
    */
-  const relink = async (d: Desired, lost: readonly Link[]): Promise<string[]> => {
+  const relink = async (
+    d: Desired,
+    lost: readonly Link[],
+  ): Promise<{ relinked: boolean; notes: string[] }> => {
     const notes: string[] = [];
-    const refs = d.refs;
-    const keys: [LinkKind, string][] = [
-      ...(refs.venue ? [['venue', refs.venue] as [LinkKind, string]] : []),
-      ...(refs.organizers ?? []).map((k): [LinkKind, string] => ['organizer', k]),
-      ...(refs.categories ?? []).map((k): [LinkKind, string] => ['category', k]),
-      ...(refs.tags ?? []).map((k): [LinkKind, string] => ['tag', k]),
-    ];
-    for (const [kind, key] of keys) {
-      const id = writtenIds.get(refKey(kind, key));
-      if (id === undefined || !lost.some((l) => l.kind === kind && l.id === id)) continue;
+    let relinked = false;
+    for (const { kind, id } of lost) {
       let done = remade.get(refKey(kind, String(id)));
-      if (!done) {
+      if (done === undefined) {
+        const key = refKeys(d, kind).find((k) => writtenIds.get(refKey(kind, k)) === id);
+        if (key === undefined) continue;
         done = remake(kind, key, id);
         remade.set(refKey(kind, String(id)), done);
+        const note = await done;
+        if (note) notes.push(note);
       }
-      const note = await done;
-      if (note) notes.push(note);
+      if ((await done) !== undefined) relinked = true;
     }
-    return notes;
+    return { relinked, notes };
   };
 
   const remake = async (kind: LinkKind, key: string, id: number): Promise<string | undefined> => {
@@ -255,8 +265,8 @@ export async function applyEach(
     sent: Sent,
   ): Promise<{ sent: Sent; notes: string[] }> => {
     const lost = lostLinks(sent.body, { answer: sent.remote.body }, keptFields(action));
-    const notes = lost.length > 0 ? await relink(d, lost) : [];
-    if (notes.length === 0) return { sent, notes };
+    const { relinked, notes } = lost.length > 0 ? await relink(d, lost) : { relinked: false, notes: [] };
+    if (!relinked) return { sent, notes };
     const body = keeping(action, await resolveRefs(d));
     return { sent: { ...sent, remote: await target.update('event', sent.remote.id, body), body }, notes };
   };
@@ -266,14 +276,15 @@ export async function applyEach(
     try {
       let warning: string | undefined;
       let sent: Sent;
+      const body = await bodyOf(action, d);
       try {
-        sent = await send(action, d);
+        sent = await send(action, d, body);
       } catch (err) {
         const refused = d.kind === 'event' && (err as { status?: number }).status === 400;
-        const lost = refused ? lostLinks(await resolveRefs(d), { error: err }, keptFields(action)) : [];
-        const notes = lost.length > 0 ? await relink(d, lost) : [];
-        if (notes.length > 0) {
-          warning = notes.join('; ');
+        const lost = refused ? lostLinks(body, { error: err }, keptFields(action)) : [];
+        const { relinked, notes } = lost.length > 0 ? await relink(d, lost) : { relinked: false, notes: [] };
+        if (relinked) {
+          if (notes.length > 0) warning = notes.join('; ');
           sent = await send(action, d);
         } else if (action.op !== 'create' && isGone(err)) {
           // Deleted on the site since we wrote it: the source still has it, so it is created again.
@@ -386,11 +397,20 @@ export async function applyEach(
   }
 }
 
+type Doc = Record<string, unknown>;
+
 /** A write as sent: the target's answer, and the body it answered. */
 interface Sent {
   remote: Remote;
   outcome: Outcome;
-  body: Record<string, unknown>;
+  body: Doc;
+}
+
+/** The keys of an event's links of `kind`. */
+function refKeys(d: Desired, kind: LinkKind): string[] {
+  const { venue, organizers, categories, tags } = d.refs;
+  if (kind === 'venue') return venue ? [venue] : [];
+  return (kind === 'organizer' ? organizers : kind === 'category' ? categories : tags) ?? [];
 }
 
 /** The write fields of an action kept as the target has them (preserve-local-edits). */

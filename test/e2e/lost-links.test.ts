@@ -132,4 +132,26 @@ describe('a linked item removed on the site', () => {
     expect((await linksOf(data, 'Dawn Walk')).venue).toBe(hall);
     expect(writesOf((await imp('hall.ics', data)).report)).toBe(0);
   });
+
+  it('two events written at once at a trashed venue: it is restored once, both are linked, one warning says so', async () => {
+    const data = at('both.db');
+    const events = smallEvents(4);
+    await writeFile(at('both.ics'), ics(events));
+    await imp('both.ics', data);
+    await removeOnSite(data, 'venue', "St Mary's Church Hall", 'trash');
+
+    const moved = (title: string) => `${title} (moved)`;
+    await writeFile(
+      at('both.ics'),
+      ics(events.map((e, i) => (i === 0 || i === 3 ? { ...e, title: moved(e.title) } : e))),
+    );
+    const run = await imp('both.ics', data);
+    expect(run.report.counts.event).toMatchObject({ updated: 2, failed: 0 });
+    expect(run.report.warnings).toEqual([
+      expect.stringMatching(/its venue "St Mary's Church Hall" was in the trash on the target: restored/),
+    ]);
+    for (const title of [moved("St Mary's Quiz Night"), moved('Dawn Walk')])
+      expect((await linksOf(data, title)).venue).toBe("St Mary's Church Hall (publish)");
+    expect(writesOf((await imp('both.ics', data)).report)).toBe(0);
+  });
 });
