@@ -7,13 +7,15 @@
  *   pipeline and key): it identifies the event whatever its title has become, and never another
  *   pipeline's event;
  * - venues by name (+ address when the source gives one), organizers by name, categories and tags by name:
- *   the natural keys the mapping uses, which are also what the server's create-or-find matches (C.10).
+ *   the natural keys the mapping uses, which are also what the server's create-or-find matches (C.10); one
+ *   renamed on the site since, by the slug the site made from the name it had (`renamed`).
  * Each kind is listed once. An item whose current fields look like what the source wants is recorded as
  * unchanged; any other (or one whose image cannot be compared) as needing one update — never a create, so
  * nothing is doubled.
  */
 import { comparableText } from '../model/html.ts';
 import type { Kind } from '../model/kind.ts';
+import { slugify } from '../model/slug.ts';
 import type { StateItem } from '../state/sync-state.ts';
 import { resendBody } from '../writer/resend-body.ts';
 import type { Remote, Target } from '../writer/target.ts';
@@ -43,11 +45,15 @@ export async function rebuildState(target: Target, desired: readonly Desired[]):
     const claimed = new Set<number>();
     for (const d of desired) {
       if (d.kind !== kind) continue;
-      const remote = remotes.find((r) => !claimed.has(r.id) && matches(d, r));
+      const free = (r: Remote) => !claimed.has(r.id);
+      const byName = remotes.find((r) => free(r) && matches(d, r));
+      const remote = byName ?? remotes.find((r) => free(r) && renamed(d, r));
       if (!remote) continue;
       claimed.add(remote.id);
       ids.set(`${kind}\n${d.key}`, remote.id);
-      const same = looksSame(d, remote, (k, key) => ids.get(`${k}\n${key}`));
+      // A rename on the site is kept, as it is while the state is there: the rest is compared.
+      const compared = byName ? d : { ...d, fields: { ...d.fields, [NAME[kind]]: remote.body[NAME[kind]] } };
+      const same = looksSame(compared, remote, (k, key) => ids.get(`${k}\n${key}`));
       const written = canonical(d);
       items.push({
         kind,
@@ -64,11 +70,35 @@ export async function rebuildState(target: Target, desired: readonly Desired[]):
   return items;
 }
 
+/** The field that names an item of each kind. */
+const NAME: Record<Kind, string> = {
+  category: 'name',
+  tag: 'name',
+  venue: 'venue',
+  organizer: 'organizer',
+  event: 'title',
+};
+
 /** Text as the site shows it and as the source has it, in one form (C.22). */
 const text = (s: unknown) =>
   comparableText(typeof s === 'string' ? s : s === undefined || s === null ? '' : String(s));
 /** Names match as TEC's create-or-find matches them: case-insensitively (C.10). */
 const normalise = (s: unknown) => text(s).toLowerCase();
+
+/**
+ * Is `remote` a venue, organizer or term the site renamed since it was made with `d`'s name? A site keeps
+ * the slug it made from the first name (`music` for "Music" renamed "Musik"): without this, a lost state
+ * made a second "Music" and moved the events to it.
+ */
+function renamed(d: Desired, remote: Remote): boolean {
+  if (d.kind === 'event') return false;
+  const slug = slugify(text(d.fields[NAME[d.kind]]));
+  return slug !== '' && remote.slug === slug && (d.kind !== 'venue' || sameAddress(d, remote));
+}
+
+/** A venue's address, when the source gives one, as the site has it. */
+const sameAddress = (d: Desired, remote: Remote) =>
+  d.fields.address === undefined || normalise(remote.body.address) === normalise(d.fields.address);
 
 /** Is `remote` the item `d` stands for? (The natural key, or for events the slug suffix.) */
 function matches(d: Desired, remote: Remote): boolean {
@@ -77,10 +107,7 @@ function matches(d: Desired, remote: Remote): boolean {
     case 'event':
       return d.slug !== undefined && slugSuffix(remote.slug) === slugSuffix(d.slug);
     case 'venue':
-      return (
-        normalise(b.venue) === normalise(d.fields.venue) &&
-        (d.fields.address === undefined || normalise(b.address) === normalise(d.fields.address))
-      );
+      return normalise(b.venue) === normalise(d.fields.venue) && sameAddress(d, remote);
     case 'organizer':
       return normalise(b.organizer) === normalise(d.fields.organizer);
     default:

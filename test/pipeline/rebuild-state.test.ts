@@ -121,4 +121,28 @@ describe('rebuildState', () => {
     expect(items.some((i) => i.kind === 'venue')).toBe(false);
     expect(items.find((i) => i.kind === 'event')?.hash).toBe(REBUILT);
   });
+
+  it('finds a category and a venue renamed on the site by the slug it made from their first names, and keeps the names', async () => {
+    const named = (n: number): EventRecord => ({
+      ...record(n),
+      venue: { name: 'Maison de la Radio', address: '116 Avenue du Président Kennedy' },
+      categories: ['Concerts'],
+    });
+    const entities = mapRecords([named(5)], options).entities;
+    await written(entities);
+    const find = async (kind: 'category' | 'venue', name: string) => {
+      for await (const r of target.list(kind)) if ((r.body.name ?? r.body.venue) === name) return r.id;
+      throw new Error(`no ${kind} ${name}`);
+    };
+    const category = await find('category', 'Concerts');
+    const venue = await find('venue', 'Maison de la Radio');
+    await target.update('category', category, { name: 'Konzerte' });
+    await target.update('venue', venue, { venue: 'Radio France' });
+
+    const items = await rebuildState(target, entities);
+    const of = (kind: string) => items.find((i) => i.kind === kind);
+    expect([of('category')?.remoteId, of('category')?.hash === REBUILT]).toEqual([category, false]);
+    expect([of('venue')?.remoteId, of('venue')?.hash === REBUILT]).toEqual([venue, false]);
+    expect(of('event')?.hash === REBUILT).toBe(false);
+  });
 });
