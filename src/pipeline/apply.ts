@@ -17,12 +17,12 @@
 
 import type { Kind } from '../model/kind.ts';
 import type { RunState } from '../state/backend.ts';
+import { REF_OF, type StateItem } from '../state/sync-state.ts';
 import type { Remote, Target } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED, hashOf } from './desired.ts';
 import { fieldHashes, fieldOf, toWire, withField } from './local-edits.ts';
-import type { Action, Plan } from './plan.ts';
-import { REBUILT } from './rebuild-state.ts';
-import { type Link, type LinkKind, lostLinks, rejectsParam } from './relink.ts';
+import { type Action, keptReason, type Plan } from './plan.ts';
+import { type Link, lostLinks, type Relinked, refKeys, rejectsParam, relinker } from './relink.ts';
 
 /**
  * Actions in progress at once: twice the local target's concurrency (64), so the writer's queue never runs
@@ -31,6 +31,9 @@ import { type Link, type LinkKind, lostLinks, rejectsParam } from './relink.ts';
  * import promoted ~430 MB in all; with 128, ~320–360 MB, with ~20% less scavenge time (bench/import.ts).
  */
 const WINDOW = 128;
+
+/** Tries of one write at most: a lost link, the item gone, a refused image, a link lost in the answer. */
+const MAX_TRIES = 4;
 
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'deleted' | 'skipped' | 'failed';
 
@@ -95,19 +98,20 @@ export async function applyEach(
     remoteId?: number,
     error?: ItemError,
     warning?: string,
+    done: Action = action,
   ): ItemResult => {
-    const result: ItemResult = { action, outcome, remoteId, error, warning };
+    const result: ItemResult = { action: done, outcome, remoteId, error, warning };
     const index = places.get(action) ?? -1;
     places.delete(action);
     options.onResult?.(result, index);
     return result;
   };
 
-  const remember = (action: Action, d: Desired, remote: Remote) => {
+  /** Records a write: `keep`, the fields it left as the target has them; `before`, what the state knew. */
+  const remember = (keep: Action['keep'], d: Desired, remote: Remote, before: StateItem | undefined) => {
     let written = canonical(d);
     let remoteFields = fieldHashes(d.kind, remote.body);
-    const before = action.item;
-    for (const field of Object.keys(action.keep ?? {})) {
+    for (const field of Object.keys(keep ?? {})) {
       // Not written: the record keeps what we last wrote and how the target showed it then.
       if (before) written = withField(written, field, fieldOf(before.written, field));
       const old = before?.remoteFields?.[field];
@@ -119,7 +123,7 @@ export async function applyEach(
       key: d.key,
       remoteId: remote.id,
       slug: remote.slug,
-      hash: action.keep ? hashOf(written) : d.hash,
+      hash: keep ? hashOf(written) : d.hash,
       written,
       remoteModified: remote.modified ?? null,
       remoteFields,
@@ -127,10 +131,10 @@ export async function applyEach(
   };
 
   /** preserve-local-edits: kept fields out of the body, or sent back as they are where updates replace. */
-  const keeping = (action: Action, body: Doc): Doc => {
-    if (!action.keep) return body;
+  const keeping = (keep: Action['keep'], body: Doc): Doc => {
+    if (!keep) return body;
     const out = { ...body };
-    for (const [field, value] of Object.entries(action.keep)) {
+    for (const [field, value] of Object.entries(keep)) {
       if (target.capabilities.updatesReplace && value !== undefined) out[toWire(field)] = value;
       else delete out[toWire(field)];
     }
@@ -176,146 +180,136 @@ export async function applyEach(
     return { ...d.fields, venue: venue ?? '', organizer, categories, tags };
   };
 
-  /** An event's body with its references resolved (and its slug, to create it). */
-  const createBody = async (d: Desired): Promise<Doc> =>
-    d.kind === 'event' ? { ...(await resolveRefs(d)), slug: d.slug } : d.fields;
+  /** What a write sends: an event's references resolved. */
+  const fieldsOf = async (d: Desired): Promise<Doc> => (d.kind === 'event' ? await resolveRefs(d) : d.fields);
 
-  /** The body `action` writes: kept fields (preserve-local-edits) as the target has them. */
-  const bodyOf = async (action: Action, d: Desired): Promise<Doc> =>
-    action.op === 'create'
-      ? createBody(d)
-      : keeping(action, d.kind === 'event' ? await resolveRefs(d) : d.fields);
-
-  const create = async (d: Desired, body?: Doc): Promise<Sent> => {
-    const sent = body ?? (await createBody(d));
+  const create = async (d: Desired, body: Doc): Promise<Remote> => {
     if (d.kind === 'event' && d.slug && options.recovering) {
       const found = await target.findBySlug('event', d.slug);
-      if (found)
-        return { remote: await target.update('event', found.id, sent), outcome: 'created', body: sent };
+      if (found) return target.update('event', found.id, body);
     }
-    return { remote: await target.create(d.kind, sent), outcome: 'created', body: sent };
+    return target.create(d.kind, body);
   };
 
-  const send = async (action: Action, d: Desired, body?: Doc): Promise<Sent> => {
-    const sent = body ?? (await bodyOf(action, d));
-    if (action.op === 'create') return create(d, sent);
-    const remote = await target.update(d.kind, action.item?.remoteId as number, sent);
-    return { remote, outcome: 'updated', body: sent };
-  };
-
-  /** Linked items found lost this run (relink.ts), each made again once: `kind\nid` → what was done, if anything. */
-  const remade = new Map<string, Promise<string | undefined>>();
+  const relink = relinker({
+    target,
+    state,
+    pipeline,
+    keysWith: (kind, id) =>
+      [...writtenIds].flatMap(([key, known]) =>
+        known === id && key.startsWith(`${kind}\n`) ? [key.slice(kind.length + 1)] : [],
+      ),
+    setId: (kind, key, id) => {
+      writtenIds.set(refKey(kind, key), id);
+      ids.set(refKey(kind, key), Promise.resolve(id));
+    },
+  });
 
   /**
-   * Makes again what `lost` names of the event's links that really is gone or trashed on the target (a
-   * trashed one restored, a deleted one created from what we last wrote of it), and points the run's ids
-   * at it. `relinked`: the event must be written again; `notes`: what this call did (each said once a run,
-   * with the event that found it).
+   * preserve-local-edits keeps a link field the target changed; a link it dropped because the item linked
+   * went (trashed or deleted there) is no edit: the item is made again and the field written.
    */
-  const relink = async (
-    d: Desired,
-    lost: readonly Link[],
-  ): Promise<{ relinked: boolean; notes: string[] }> => {
-    const notes: string[] = [];
-    let relinked = false;
-    for (const { kind, id } of lost) {
-      let done = remade.get(refKey(kind, String(id)));
-      if (done === undefined) {
-        const key = refKeys(d, kind).find((k) => writtenIds.get(refKey(kind, k)) === id);
-        if (key === undefined) continue;
-        done = remake(kind, key, id);
-        remade.set(refKey(kind, String(id)), done);
-        const note = await done;
-        if (note) notes.push(note);
-      }
-      if ((await done) !== undefined) relinked = true;
-    }
-    return { relinked, notes };
-  };
-
-  const remake = async (kind: LinkKind, key: string, id: number): Promise<string | undefined> => {
-    const current = await target.get(kind, id);
-    if (current && current.body.status !== 'trash') return undefined;
-    const item = (await state.itemsOf(pipeline, [{ kind, key }])).get(refKey(kind, key));
-    if (!item) return undefined;
-    const remote = current
-      ? await target.update(kind, id, { ...item.written, status: 'publish' })
-      : await target.create(kind, item.written);
-    state.put(pipeline, {
-      ...item,
-      remoteId: remote.id,
-      slug: remote.slug,
-      remoteModified: remote.modified ?? null,
-      remoteFields: fieldHashes(kind, remote.body),
-    });
-    writtenIds.set(refKey(kind, key), remote.id);
-    ids.set(refKey(kind, key), Promise.resolve(remote.id));
-    // The target unlinked its other events when it was trashed or deleted: each is written again (by this
-    // run when it comes later, else by the next), as a rebuilt state's items are.
-    const linking = await state.markLinking(pipeline, { kind, key }, REBUILT, DRAFTED);
-    const name = String(item.written.venue ?? item.written.organizer ?? item.written.name ?? key);
-    const done = current ? 'in the trash on the target: restored' : 'deleted on the target: made again';
-    return `its ${kind} "${name}" was ${done}, and the ${linking} events linking it are written again`;
-  };
-
-  /** The event's links the target lost, made again and the event written again; its result otherwise. */
-  const relinked = async (
+  const unkeepLost = async (
     action: Action,
     d: Desired,
-    sent: Sent,
-  ): Promise<{ sent: Sent; notes: string[] }> => {
-    const lost = lostLinks(sent.body, { answer: sent.remote.body }, keptFields(action));
-    const { relinked, notes } = lost.length > 0 ? await relink(d, lost) : { relinked: false, notes: [] };
-    if (!relinked) return { sent, notes };
-    const body = keeping(action, await resolveRefs(d));
-    return { sent: { ...sent, remote: await target.update('event', sent.remote.id, body), body }, notes };
+  ): Promise<{ keep?: Action['keep']; notes: string[] }> => {
+    const keep = action.keep;
+    if (!keep || d.kind !== 'event') return { keep, notes: [] };
+    const missing: Link[] = [];
+    for (const kind of ['venue', 'organizer', 'category', 'tag'] as const) {
+      if (!(REF_OF[kind] in keep)) continue;
+      const kept = keep[REF_OF[kind]];
+      const shown = Array.isArray(kept) ? kept : [kept];
+      for (const key of refKeys(d, kind)) {
+        const id = writtenIds.get(refKey(kind, key));
+        if (id !== undefined && !shown.includes(id)) missing.push({ kind, id });
+      }
+    }
+    if (missing.length === 0) return { keep, notes: [] };
+    let again: Relinked;
+    try {
+      again = await relink(d, missing);
+    } catch (err) {
+      return { keep, notes: [(err as Error).message] }; // written as kept, and said
+    }
+    const { relinked, notes } = again;
+    if (!relinked) return { keep, notes };
+    const lost = new Set(missing.map((l) => REF_OF[l.kind]));
+    const rest = Object.fromEntries(Object.entries(keep).filter(([field]) => !lost.has(field)));
+    return { keep: Object.keys(rest).length > 0 ? rest : undefined, notes };
   };
 
+  /**
+   * Writes an action's entity, trying again (a few times at most) when the target says why it did not take
+   * it as sent: a link it lost (relink.ts: made again, then written again, also after a write it answered
+   * without that link), the item deleted there since (created again), an image it cannot fetch (written
+   * without it). Each of those is said in the result's warning.
+   */
   const write = async (action: Action): Promise<ItemResult> => {
-    const d = action.desired as Desired;
+    const desired = action.desired as Desired;
+    let d = desired;
+    const notes: string[] = [];
     try {
-      let warning: string | undefined;
-      let sent: Sent;
-      const body = await bodyOf(action, d);
-      try {
-        sent = await send(action, d, body);
-      } catch (err) {
-        const refused = d.kind === 'event' && (err as { status?: number }).status === 400;
-        const lost = refused ? lostLinks(body, { error: err }, keptFields(action)) : [];
-        const { relinked, notes } = lost.length > 0 ? await relink(d, lost) : { relinked: false, notes: [] };
-        if (relinked) {
-          if (notes.length > 0) warning = notes.join('; ');
-          sent = await send(action, d);
-        } else if (action.op !== 'create' && isGone(err)) {
-          // Deleted on the site since we wrote it: the source still has it, so it is created again.
-          warning = `it was deleted on the target (${(err as Error).message}); created again`;
-          sent = await create(d);
-        } else if (d.fields.image && rejectsParam(err, 'image')) {
-          // An image URL the target cannot fetch (offline, 404, not an image) must not cost the event: it is
-          // written without the image. The state keeps the desired hash, so the next run does not retry the
-          // image on every sync; a changed image URL in the source does.
-          warning = `image ${d.fields.image} was refused (${(err as Error).message}); written without it`;
-          sent = await send(action, { ...d, fields: { ...d.fields, image: '' } });
-        } else {
+      const unkept = await unkeepLost(action, d);
+      notes.push(...unkept.notes);
+      let keep = unkept.keep;
+      // The item's id on the target once it has one: the next try updates it.
+      let id = action.op === 'create' ? undefined : (action.item?.remoteId as number);
+      let outcome: Outcome = action.op === 'create' ? 'created' : 'updated';
+      let remote: Remote | undefined;
+      for (let tries = 1; ; tries++) {
+        const fields = await fieldsOf(d);
+        const body =
+          id === undefined ? { ...fields, ...(d.slug ? { slug: d.slug } : {}) } : keeping(keep, fields);
+        const kept = new Set(Object.keys(keep ?? {}).map(toWire));
+        try {
+          remote = id === undefined ? await create(d, body) : await target.update(d.kind, id, body);
+        } catch (err) {
+          if (tries >= MAX_TRIES) throw err;
+          const lost = d.kind === 'event' ? lostLinks(body, { error: err }, kept) : [];
+          const again = lost.length > 0 ? await relink(d, lost) : undefined;
+          notes.push(...(again?.notes ?? []));
+          if (again?.relinked) continue;
+          if (id !== undefined && outcome === 'updated' && isGone(err)) {
+            // Deleted on the site since we wrote it: the source still has it, so it is created again.
+            notes.push(`it was deleted on the target (${(err as Error).message}); created again`);
+            [id, outcome, keep] = [undefined, 'created', undefined];
+            continue;
+          }
+          if (d.fields.image && rejectsParam(err, 'image')) {
+            // An image URL the target cannot fetch (offline, 404, not an image) must not cost the event: it
+            // is written without the image. The state keeps the desired hash, so the next run does not retry
+            // the image on every sync; a changed image URL in the source does.
+            notes.push(`image ${d.fields.image} was refused (${(err as Error).message}); written without it`);
+            d = { ...d, fields: { ...d.fields, image: '' } };
+            continue;
+          }
           throw err;
         }
-      }
-      if (d.kind === 'event' && !warning) {
-        const again = await relinked(action, d, sent);
-        sent = again.sent;
-        if (again.notes.length > 0) warning = again.notes.join('; ');
+        if (d.kind !== 'event' || tries >= MAX_TRIES) break;
+        // Taken, but maybe without a link it lost (TEC 6.2.6 drops a deleted category in silence).
+        const lost = lostLinks(body, { answer: remote.body }, kept);
+        let again: Relinked | undefined;
+        try {
+          again = lost.length > 0 ? await relink(d, lost) : undefined;
+        } catch (err) {
+          notes.push((err as Error).message); // written all the same: recorded, and said
+        }
+        notes.push(...(again?.notes ?? []));
+        if (!again?.relinked) break;
+        id = remote.id;
       }
       // A site may accept an image URL and still attach nothing (TEC 6.2.6 does for a body that is no image).
-      if (
-        !warning &&
-        d.kind === 'event' &&
-        d.fields.image &&
-        !('image' in (action.keep ?? {})) &&
-        !sent.remote.body.image
-      )
-        warning = `image ${d.fields.image} was not attached by the target (it answered without an image)`;
-      remember(sent.outcome === 'created' ? { ...action, keep: undefined } : action, d, sent.remote);
-      return settle(action, sent.outcome, sent.remote.id, undefined, warning);
+      if (d.kind === 'event' && d.fields.image && !(keep && 'image' in keep) && !remote?.body.image)
+        notes.push(`image ${d.fields.image} was not attached by the target (it answered without an image)`);
+      remember(keep, desired, remote as Remote, action.item);
+      const warning = notes.length > 0 ? notes.join('; ') : undefined;
+      // What was kept in the end (a lost link is written after all: unkeepLost), as the report tells it.
+      const done =
+        keep === action.keep
+          ? action
+          : { ...action, keep, reason: keep ? keptReason(Object.keys(keep)) : undefined };
+      return settle(action, outcome, remote?.id, undefined, warning, done);
     } catch (err) {
       return settle(action, 'failed', undefined, itemError(err));
     }
@@ -398,23 +392,6 @@ export async function applyEach(
 }
 
 type Doc = Record<string, unknown>;
-
-/** A write as sent: the target's answer, and the body it answered. */
-interface Sent {
-  remote: Remote;
-  outcome: Outcome;
-  body: Doc;
-}
-
-/** The keys of an event's links of `kind`. */
-function refKeys(d: Desired, kind: LinkKind): string[] {
-  const { venue, organizers, categories, tags } = d.refs;
-  if (kind === 'venue') return venue ? [venue] : [];
-  return (kind === 'organizer' ? organizers : kind === 'category' ? categories : tags) ?? [];
-}
-
-/** The write fields of an action kept as the target has them (preserve-local-edits). */
-const keptFields = (action: Action) => new Set(Object.keys(action.keep ?? {}).map(toWire));
 
 /**
  * The item no longer exists on the target: 404, 410 (trashed), or TEC 6.2.6's 400 naming the id

@@ -236,11 +236,14 @@ function preserving(base: Omit<Action, 'op'>, item: StateItem, d: Desired, curre
     .filter((c) => edited.includes(c.field))
     .map((c) => ({ field: c.field, written: c.from, source: c.to, target: keep[c.field] }));
   const written = changes.filter((c) => !edited.includes(c.field));
-  const kept = `kept, edited on the target: ${edited.join(', ')}`;
+  const kept = keptReason(edited);
   return conflicts.length > 0
     ? { ...base, op: 'conflict', changes: written, keep, conflicts, reason: kept }
     : { ...base, op: 'update', changes: written, keep, reason: kept };
 }
+
+/** Why an update leaves `fields` as the target has them. */
+export const keptReason = (fields: readonly string[]) => `kept, edited on the target: ${fields.join(', ')}`;
 
 /** The instant an event we wrote starts (its wall time in its zone), for `keepBefore`. */
 function startOf(item: StateItem): number {

@@ -5,31 +5,33 @@
  * - a deleted venue or organizer: 400 `rest_invalid_param` naming `venue` / `organizer` (both);
  * - a trashed one: 400 on our server; TEC 6.2.6 links it all the same, and its answer shows it `trash`;
  * - a deleted category or tag: 400 on our server; TEC drops it in silence, and its answer lacks it.
- * `lostLinks` reads from an event's write which of its links look lost; apply.ts looks each up, makes it
- * again once per run (a trashed one restored, a deleted one created) and writes the event again.
+ * `lostLinks` (pure) reads from an event's write which of its links look lost. `relinker` (I/O, for
+ * apply.ts) looks each up, makes one that really is lost again once per run (a trashed one restored, a
+ * deleted one created from what the state last wrote of it), points the run's ids and the state at it,
+ * and links it again to the pipeline's other events the target unlinked from it.
  */
 import type { Kind } from '../model/kind.ts';
+import type { RunState } from '../state/backend.ts';
+import { resendBody } from '../writer/resend-body.ts';
+import type { Target } from '../writer/target.ts';
+import type { Desired } from './desired.ts';
+import { fieldHashes } from './local-edits.ts';
 
 export type LinkKind = Exclude<Kind, 'event'>;
+type Doc = Record<string, unknown>;
 
 /** An event body's link fields (contract B.6.2), and the kind each links to. */
-export const LINK_FIELDS = {
-  venue: 'venue',
-  organizer: 'organizer',
-  categories: 'category',
-  tags: 'tag',
-} as const;
+const LINK_FIELDS = { venue: 'venue', organizer: 'organizer', categories: 'category', tags: 'tag' } as const;
 type LinkField = keyof typeof LINK_FIELDS;
+const FIELD_OF = { venue: 'venue', organizer: 'organizer', category: 'categories', tag: 'tags' } as const;
 
 export interface Link {
   kind: LinkKind;
   id: number;
 }
 
-type Doc = Record<string, unknown>;
-
 /** The ids an event body links in `field`: a venue is one id (or none), the others lists of ids. */
-function sentIds(body: Doc, field: LinkField): number[] {
+function idsIn(body: Doc, field: LinkField): number[] {
   const value = body[field];
   const list = Array.isArray(value) ? value : [value];
   return list.filter((id): id is number => typeof id === 'number');
@@ -55,7 +57,7 @@ export function lostLinks(
   const lost: Link[] = [];
   for (const field of Object.keys(LINK_FIELDS) as LinkField[]) {
     if (skip.has(field)) continue;
-    const ids = sentIds(sent, field);
+    const ids = idsIn(sent, field);
     if (ids.length === 0) continue;
     const kind = LINK_FIELDS[field];
     if ('error' in result) {
@@ -72,4 +74,137 @@ export function lostLinks(
 export function rejectsParam(err: unknown, param: string): boolean {
   const e = err as { status?: number; data?: { params?: Record<string, unknown> } };
   return e.status === 400 && e.data?.params !== undefined && param in e.data.params;
+}
+
+/** The keys of an event's links of `kind`. */
+export function refKeys(d: Desired, kind: LinkKind): string[] {
+  const { venue, organizers, categories, tags } = d.refs;
+  if (kind === 'venue') return venue ? [venue] : [];
+  return (kind === 'organizer' ? organizers : kind === 'category' ? categories : tags) ?? [];
+}
+
+export interface RelinkContext {
+  target: Target;
+  state: RunState;
+  pipeline: string;
+  /** The run's keys of `kind` whose remote id is `id` (create-or-find may have given two keys one item). */
+  keysWith(kind: LinkKind, id: number): string[];
+  /** Points the run's id of a key at `id`. */
+  setId(kind: LinkKind, key: string, id: number): void;
+}
+
+export interface Relinked {
+  /** Something the event links was made again: the event is to be written again with the run's ids. */
+  relinked: boolean;
+  /** What was done, said once a run, with the event that found it. */
+  notes: string[];
+}
+
+/** `relink(d, lost)`: makes again what of `lost` really is gone or trashed (once a run), for event `d`. */
+export function relinker(ctx: RelinkContext): (d: Desired, lost: readonly Link[]) => Promise<Relinked> {
+  const { target, state, pipeline } = ctx;
+  /** `kind\nid` → what was done (undefined: it was not lost), once a run. */
+  const done = new Map<string, Promise<string | undefined>>();
+
+  const remake = async (
+    kind: LinkKind,
+    id: number,
+    keys: string[],
+    except: string,
+  ): Promise<string | undefined> => {
+    const current = await target.get(kind, id);
+    if (current && current.body.status !== 'trash') return undefined;
+    const items = [
+      ...(
+        await state.itemsOf(
+          pipeline,
+          keys.map((key) => ({ kind, key })),
+        )
+      ).values(),
+    ];
+    if (items.length === 0) return undefined;
+    const written = items[0].written;
+    const name = String(written.venue ?? written.organizer ?? written.name ?? items[0].key);
+    try {
+      const remote = current
+        ? await target.update(kind, id, { ...written, status: 'publish' })
+        : await target.create(kind, written);
+      for (const item of items) {
+        state.put(pipeline, {
+          ...item,
+          remoteId: remote.id,
+          slug: remote.slug,
+          remoteModified: remote.modified ?? null,
+          remoteFields: fieldHashes(kind, remote.body),
+        });
+        ctx.setId(kind, item.key, remote.id);
+      }
+      const others = await linkOthers(kind, keys, id, remote.id, except);
+      const what = current ? 'in the trash on the target: restored' : 'deleted on the target: made again';
+      const events = (n: number) => `${n} other event${n === 1 ? '' : 's'}`;
+      const linked =
+        others.linked > 0 ? `; ${events(others.linked)} it had been unlinked from, linked again` : '';
+      const failed = others.failed > 0 ? `; ${events(others.failed)} could not be linked again` : '';
+      return `its ${kind} "${name}" was ${what}${linked}${failed}`;
+    } catch (err) {
+      const e = err as Error & { code?: string };
+      throw Object.assign(
+        new Error(`its ${kind} "${name}" is gone from the target and could not be made again: ${e.message}`),
+        {
+          code: e.code ?? 'reference_failed',
+        },
+      );
+    }
+  };
+
+  /**
+   * The pipeline's other events that link the item (but `except`, being written): each still on the target,
+   * not in its trash, and no longer linked to it, gets the link back in a write that keeps everything else
+   * as the target has it. How many.
+   */
+  const linkOthers = async (kind: LinkKind, keys: string[], was: number, now: number, except: string) => {
+    const field = FIELD_OF[kind];
+    const linking = (await state.linking(pipeline, { kind, keys })).filter((item) => item.key !== except);
+    const linked = await Promise.allSettled(
+      linking.map(async (item) => {
+        const current = await target.get('event', item.remoteId);
+        if (!current || current.body.status === 'trash') return 0;
+        const body = resendBody('event', current.body);
+        const ids = idsIn(body, field);
+        if (ids.includes(now)) return 0;
+        if (field === 'venue' && ids.length > 0 && !ids.includes(was)) return 0; // moved to another venue there
+        const patched = {
+          ...body,
+          [field]: field === 'venue' ? now : [...ids.filter((i) => i !== was), now],
+        };
+        const answer = await target.update('event', item.remoteId, patched);
+        state.put(pipeline, {
+          ...item,
+          remoteModified: answer.modified ?? null,
+          remoteFields: fieldHashes('event', answer.body),
+        });
+        return 1;
+      }),
+    );
+    const count = (n: number) => linked.filter((r) => r.status === 'fulfilled' && r.value === n).length;
+    return { linked: count(1), failed: linked.filter((r) => r.status === 'rejected').length };
+  };
+
+  return async (d, lost) => {
+    const notes: string[] = [];
+    let relinked = false;
+    for (const { kind, id } of lost) {
+      let remade = done.get(`${kind}\n${id}`);
+      if (remade === undefined) {
+        const keys = ctx.keysWith(kind, id);
+        if (!refKeys(d, kind).some((key) => keys.includes(key))) continue;
+        remade = remake(kind, id, keys, d.key);
+        done.set(`${kind}\n${id}`, remade);
+        const note = await remade;
+        if (note) notes.push(note);
+      }
+      if ((await remade) !== undefined) relinked = true;
+    }
+    return { relinked, notes };
+  };
 }

@@ -22,16 +22,11 @@ export interface RunState {
   recentItems(limit: number, of?: { pipeline: string; kind: Kind }): Awaitable<StateItem[]>;
   itemsOf(pipeline: string, ids: readonly { kind: Kind; key: string }[]): Awaitable<Map<string, StateItem>>;
   unseenEvents(pipeline: string): Awaitable<StateItem[]>;
-  /**
-   * Gives `hash` to the pipeline's events whose last written body links `link` (a venue, organizer or term by
-   * its key), but not to those whose hash is `unless`; how many.
-   */
-  markLinking(
+  /** The pipeline's events whose last written body links one of `link.keys` (venues, organizers or terms). */
+  linking(
     pipeline: string,
-    link: { kind: Exclude<Kind, 'event'>; key: string },
-    hash: string,
-    unless: string,
-  ): Awaitable<number>;
+    link: { kind: Exclude<Kind, 'event'>; keys: readonly string[] },
+  ): Awaitable<StateItem[]>;
   counts(pipeline: string): Awaitable<Partial<Record<Kind, number>>>;
   put(pipeline: string, item: StateItem, now?: Date): void;
   forget(pipeline: string, kind: Kind, key: string): void;

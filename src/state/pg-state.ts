@@ -255,21 +255,20 @@ export class PgSyncState implements RunState {
     this.#seen = true;
   }
 
-  async markLinking(
+  async linking(
     pipeline: string,
-    link: { kind: Exclude<Kind, 'event'>; key: string },
-    hash: string,
-    unless: string,
-  ): Promise<number> {
+    link: { kind: Exclude<Kind, 'event'>; keys: readonly string[] },
+  ): Promise<StateItem[]> {
     await this.#commit();
-    // jsonb @> of a venue's one key is equality; of the other links' lists, membership.
-    const { rowCount } = await this.#client.query(
-      `UPDATE calsync_state_items SET hash = $3
-       WHERE target = $1 AND pipeline = $2 AND kind = 'event' AND hash <> $4
-         AND (written::jsonb -> 'refs' -> $5::text) @> to_jsonb($6::text)`,
-      [this.target, pipeline, hash, unless, REF_OF[link.kind], link.key],
+    // jsonb ?| of a venue's one key is equality; of the other links' lists, membership.
+    const { rows } = await this.#client.query<ItemRow>(
+      `SELECT ${COLUMNS} FROM calsync_state_items
+       WHERE target = $1 AND pipeline = $2 AND kind = 'event'
+         AND (written::jsonb -> 'refs' -> $3::text) ?| $4::text[]
+       ORDER BY key`,
+      [this.target, pipeline, REF_OF[link.kind], link.keys],
     );
-    return rowCount ?? 0;
+    return rows.map(itemOf);
   }
 
   async counts(pipeline: string): Promise<Partial<Record<Kind, number>>> {

@@ -173,21 +173,17 @@ export class SyncState {
     return rows.map(itemOf);
   }
 
-  markLinking(
-    pipeline: string,
-    link: { kind: Exclude<Kind, 'event'>; key: string },
-    hash: string,
-    unless: string,
-  ): number {
+  linking(pipeline: string, link: { kind: Exclude<Kind, 'event'>; keys: readonly string[] }): StateItem[] {
     this.#commit();
     // json_each of a venue's one key yields that key; of the other links' lists, each of their keys.
-    const { changes } = this.#db
+    const rows = this.#db
       .prepare(
-        `UPDATE items SET hash = ? WHERE pipeline = ? AND kind = 'event' AND hash <> ?
-           AND EXISTS (SELECT 1 FROM json_each(written, ?) WHERE value = ?)`,
+        `SELECT ${ITEM_COLUMNS} FROM items WHERE pipeline = ? AND kind = 'event'
+           AND EXISTS (SELECT 1 FROM json_each(written, ?) r WHERE r.value IN (SELECT value FROM json_each(?)))
+         ORDER BY key`,
       )
-      .run(hash, pipeline, unless, `$.refs.${REF_OF[link.kind]}`, link.key);
-    return Number(changes);
+      .all(pipeline, `$.refs.${REF_OF[link.kind]}`, JSON.stringify(link.keys)) as unknown as ItemRow[];
+    return rows.map(itemOf);
   }
 
   /** The keys this run has seen, in memory (`temp`): gone with the connection. */

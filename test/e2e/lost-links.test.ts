@@ -1,19 +1,25 @@
 /**
  * A venue, organizer or category deleted or trashed on the site after an import wrote it: the next run that
  * writes one of its events makes it again (a trashed one restored, a deleted one created from what was
- * written), links the event to it and says so, instead of failing that event on every run (our server
- * refuses such a link with a 400, as TEC 6.2.6 does a deleted venue's).
+ * written), links the event to it and the pipeline's other events the site unlinked from it, and says so,
+ * instead of failing that event on every run (our server refuses such a link with a 400, as TEC 6.2.6 does a
+ * deleted venue's). What an editor removed besides stays removed, under either update policy.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
+import { main as syncMain } from '../../src/cli/sync.ts';
 import { openLocalTarget } from '../../src/embedded/local-target.ts';
 import { comparableText } from '../../src/model/html.ts';
-import type { RemovalMode } from '../../src/writer/target.ts';
+import type { Kind } from '../../src/model/kind.ts';
+import { fileRunSpec } from '../../src/pipeline/file-run-spec.ts';
+import type { RunReport } from '../../src/pipeline/report.ts';
+import { runPipeline } from '../../src/pipeline/run.ts';
+import type { RemovalMode, Target } from '../../src/writer/target.ts';
 import { ics, smallEvents } from '../real-tec/calendar.ts';
 import { tempDir } from '../writer/setup.ts';
-import { runCli, writesOf } from './helpers.ts';
+import { readReport, runCli, writesOf } from './helpers.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 const at = (name: string) => join(dir.dir, name);
@@ -27,17 +33,12 @@ async function imp(file: string, data: string) {
   return { ...run, report: JSON.parse(run.stdout) };
 }
 
-/** Removes the linked item of `kind` named `name` on the site, as an admin would. */
-async function removeOnSite(
-  data: string,
-  kind: 'venue' | 'organizer' | 'category',
-  name: string,
-  mode: RemovalMode,
-) {
+/** Removes the item of `kind` named (or titled) `name` on the site, as an admin would. */
+async function removeOnSite(data: string, kind: Kind, name: string, mode: RemovalMode) {
   const site = await openLocalTarget({ dataFile: data });
   try {
     for await (const item of site.list(kind)) {
-      const label = String(item.body.venue ?? item.body.organizer ?? item.body.name);
+      const label = String(item.body.title ?? item.body.venue ?? item.body.organizer ?? item.body.name);
       if (comparableText(label) === name) return await site.remove(kind, item.id, mode);
     }
     throw new Error(`no ${kind} ${name}`);
@@ -100,14 +101,17 @@ describe('a linked item removed on the site', () => {
       expect(links.organizers).toEqual(['Film & Theatre Society (publish)']);
       expect(links.categories).toEqual(['Film & Theatre']);
 
-      // Its other events, unlinked when it went, are written again by the next run; then nothing is.
-      const again = await imp(file, data);
-      expect(again.report.counts.event).toMatchObject({ updated: others, failed: 0 });
+      // Its other event (the quiz: the society's, in Film & Theatre) is linked to it again in the same run.
+      const quiz = await linksOf(data, "St Mary's Quiz Night");
+      expect(quiz.organizers).toEqual(['Film & Theatre Society (publish)']);
+      expect(quiz.categories.sort()).toEqual(["Children's", 'Film & Theatre']);
+      if (others > 0)
+        expect(run.report.warnings[0]).toContain('; 1 other event it had been unlinked from, linked again');
       expect(writesOf((await imp(file, data)).report)).toBe(0);
     });
   }
 
-  it('the other events of a deleted venue, unchanged in the source, are linked to it again by the next run', async () => {
+  it('the other events of a deleted venue, unchanged in the source, are linked to it again in the same run', async () => {
     const data = at('hall.db');
     const events = smallEvents(4);
     await writeFile(at('hall.ics'), ics(events));
@@ -121,14 +125,10 @@ describe('a linked item removed on the site', () => {
     const run = await imp('hall.ics', data);
     expect(run.report.warnings).toEqual([
       expect.stringMatching(
-        /its venue "St Mary's Church Hall" was deleted on the target: made again, and the 2 events linking it are written again/,
+        /its venue "St Mary's Church Hall" was deleted on the target: made again; 1 other event it had been unlinked from, linked again$/,
       ),
     ]);
     expect((await linksOf(data, quiz)).venue).toBe(hall);
-    expect((await linksOf(data, 'Dawn Walk')).venue).toBeUndefined();
-
-    const next = await imp('hall.ics', data);
-    expect(next.report.counts.event).toMatchObject({ updated: 1, unchanged: 3 });
     expect((await linksOf(data, 'Dawn Walk')).venue).toBe(hall);
     expect(writesOf((await imp('hall.ics', data)).report)).toBe(0);
   });
@@ -153,5 +153,175 @@ describe('a linked item removed on the site', () => {
     for (const title of [moved("St Mary's Quiz Night"), moved('Dawn Walk')])
       expect((await linksOf(data, title)).venue).toBe("St Mary's Church Hall (publish)");
     expect(writesOf((await imp('both.ics', data)).report)).toBe(0);
+  });
+});
+
+/** A pipeline `name` reading `<name>.ics` into `<name>.db` with update policy `update`. */
+async function sync(name: string, update: string) {
+  const file = at(`${name}.yaml`);
+  await writeFile(
+    file,
+    `name: ${name}\nsource:\n  type: ics\n  path: ${name}.ics\ntarget:\n  data: ${at(`${name}.db`)}\npolicies:\n  update: ${update}\n`,
+  );
+  const run = await runCli(syncMain, [file, '--report', at('report.json')]);
+  const [report] = await readReport<RunReport[]>(at('report.json'));
+  return { ...run, report };
+}
+
+/** Every event on the site, trashed ones too: `title [status] @ venue`. */
+async function siteEvents(data: string): Promise<string[]> {
+  const site = await openLocalTarget({ dataFile: data });
+  const out: string[] = [];
+  try {
+    const all: { id: number }[] = [];
+    for await (const e of site.list('event')) all.push(e);
+    for (let id = 1; id <= Math.max(0, ...all.map((e) => e.id)) + 2; id++) {
+      const e = await site.get('event', id);
+      if (!e) continue;
+      const v = e.body.venue as { venue?: string } | unknown[];
+      out.push(
+        `${comparableText(String(e.body.title))} [${e.body.status}] @ ${Array.isArray(v) ? '-' : comparableText(String(v.venue))}`,
+      );
+    }
+  } finally {
+    await site.close();
+  }
+  return out.sort();
+}
+
+describe('what the site removed besides stays removed (review of the above)', () => {
+  const quiz = "St Mary's Quiz Night (upstairs)";
+  const quizChanged = smallEvents(4).map((e, i) => (i === 0 ? { ...e, title: quiz } : e));
+
+  for (const update of ['overwrite', 'preserve-local-edits']) {
+    for (const mode of ['trash', 'delete'] as const) {
+      it(`${update}: a dawn walk ${mode === 'trash' ? 'trashed' : 'deleted'} there with its hall stays so when the hall is made again`, async () => {
+        const name = `gone-${update}-${mode}`;
+        await writeFile(at(`${name}.ics`), ics(smallEvents(4)));
+        await sync(name, update);
+        await removeOnSite(at(`${name}.db`), 'event', 'Dawn Walk', mode);
+        await removeOnSite(at(`${name}.db`), 'venue', "St Mary's Church Hall", mode);
+        await writeFile(at(`${name}.ics`), ics(quizChanged));
+        const run = await sync(name, update);
+        expect(run.report.counts.event).toMatchObject({ created: 0, updated: 1, failed: 0 });
+        expect(run.report.warnings).toEqual([expect.not.stringMatching(/other event/)]);
+        const walk = mode === 'trash' ? ['Dawn Walk [trash] @ -'] : [];
+        const expected = [`${quiz} [publish] @ St Mary's Church Hall`, ...walk];
+        expect((await siteEvents(at(`${name}.db`))).filter((e) => /Quiz|Walk/.test(e))).toEqual(
+          expected.sort(),
+        );
+        const again = await sync(name, update);
+        expect(writesOf(again.report)).toBe(0);
+        expect(again.report.warnings).toEqual([]);
+      });
+    }
+  }
+
+  it('preserve-local-edits: an event the site unlinked from its deleted hall is linked again, not kept unlinked as an edit', async () => {
+    await writeFile(at('kept.ics'), ics(smallEvents(4)));
+    await sync('kept', 'preserve-local-edits');
+    await removeOnSite(at('kept.db'), 'venue', "St Mary's Church Hall", 'delete');
+    await writeFile(at('kept.ics'), ics(quizChanged));
+    const run = await sync('kept', 'preserve-local-edits');
+    expect(run.report.warnings).toEqual([
+      expect.stringMatching(
+        /its venue "St Mary's Church Hall" was deleted on the target: made again; 1 other event/,
+      ),
+    ]);
+    expect((await siteEvents(at('kept.db'))).filter((e) => /Quiz|Walk/.test(e))).toEqual([
+      "Dawn Walk [publish] @ St Mary's Church Hall",
+      `${quiz} [publish] @ St Mary's Church Hall`,
+    ]);
+    expect(writesOf((await sync('kept', 'preserve-local-edits')).report)).toBe(0);
+  });
+
+  it('an event deleted on the site whose venue was deleted too: created again, with its venue made again', async () => {
+    const data = at('both-gone.db');
+    await writeFile(at('both-gone.ics'), ics(smallEvents(4)));
+    await imp('both-gone.ics', data);
+    await removeOnSite(data, 'event', 'Film & Theatre: "Casablanca" (1942)', 'delete');
+    await removeOnSite(data, 'venue', 'Riverside Cinema', 'delete');
+    const changed = 'Film & Theatre: "Casablanca" (1942) – sold out';
+    await writeFile(
+      at('both-gone.ics'),
+      ics(smallEvents(4).map((e, i) => (i === 1 ? { ...e, title: changed } : e))),
+    );
+    const run = await imp('both-gone.ics', data);
+    expect(run.report.counts.event).toMatchObject({ created: 1, failed: 0 });
+    expect(run.report.warnings[0]).toMatch(
+      /deleted on the target.*created again.*its venue "Riverside Cinema" was deleted on the target: made again/,
+    );
+    expect((await linksOf(data, changed)).venue).toBe('Riverside Cinema (publish)');
+    expect(writesOf((await imp('both-gone.ics', data)).report)).toBe(0);
+  });
+
+  it('two venue keys the site took for one venue (one with its address, one without): both point at it made again', async () => {
+    const data = at('merged.db');
+    const events = smallEvents(4).map((e) =>
+      e.title === 'Dawn Walk' ? { ...e, location: "St Mary's Church Hall" } : e,
+    );
+    events.push({
+      ...events[3],
+      uid: 'dusk@club.example',
+      title: 'Dusk Walk',
+      start: ':20270421T170000Z',
+      end: ':20270421T183000Z',
+    });
+    await writeFile(at('merged.ics'), ics(events));
+    await imp('merged.ics', data);
+    await removeOnSite(data, 'venue', "St Mary's Church Hall", 'delete');
+    await writeFile(
+      at('merged.ics'),
+      ics(events.map((e) => (/Quiz|Dawn/.test(e.title) ? { ...e, title: `${e.title}!` } : e))),
+    );
+    const run = await imp('merged.ics', data);
+    expect(run.report.counts.event).toMatchObject({ updated: 2, failed: 0 });
+    expect((await siteEvents(data)).filter((e) => / @ -$/.test(e))).toEqual([]);
+    expect(writesOf((await imp('merged.ics', data)).report)).toBe(0);
+  });
+
+  it('on a target that drops a deleted category in silence (as TEC 6.2.6), a venue and a category lost at once are both made again', async () => {
+    const data = at('silent.db');
+    // Like TEC 6.2.6 (contract B.6.2): a category id that does not exist is dropped from the event in silence.
+    const dropping = (t: Target): Target => {
+      const drop = async (kind: Kind, body: Record<string, unknown>) => {
+        if (kind !== 'event' || !Array.isArray(body.categories)) return body;
+        const kept = [];
+        for (const id of body.categories) if (await t.get('category', id as number)) kept.push(id);
+        return { ...body, categories: kept };
+      };
+      return Object.assign(Object.create(t), {
+        create: async (k: Kind, b: Record<string, unknown>) => t.create(k, await drop(k, b)),
+        update: async (k: Kind, id: number, b: Record<string, unknown>) => t.update(k, id, await drop(k, b)),
+      });
+    };
+    const spec = fileRunSpec({
+      name: 'silent',
+      source: { type: 'ics', path: at('silent.ics') },
+      mapping: { timezone: 'UTC' },
+      policies: { update: 'overwrite' },
+      stateFile: at('silent.sync.db'),
+      targetLabel: 'local',
+    });
+    const openTarget = async () => dropping(await openLocalTarget({ dataFile: data }));
+    const now = new Date('2026-11-22T12:00:00Z');
+    await writeFile(at('silent.ics'), ics(smallEvents(4)));
+    await runPipeline(spec, { openTarget, now });
+    await removeOnSite(data, 'venue', 'Riverside Cinema', 'delete');
+    await removeOnSite(data, 'category', 'Film & Theatre', 'delete');
+    const screening = 'Film & Theatre: "Casablanca" (1942) – sold out';
+    await writeFile(
+      at('silent.ics'),
+      ics(smallEvents(4).map((e, i) => (i === 1 ? { ...e, title: screening } : e))),
+    );
+    const { report } = await runPipeline(spec, { openTarget, now });
+    expect(report.warnings[0]).toMatch(
+      /its venue "Riverside Cinema".*made again.*its category "Film & Theatre".*made again/,
+    );
+    expect(await linksOf(data, screening)).toMatchObject({
+      venue: 'Riverside Cinema (publish)',
+      categories: ['Film & Theatre'],
+    });
+    expect(writesOf((await runPipeline(spec, { openTarget, now })).report)).toBe(0);
   });
 });

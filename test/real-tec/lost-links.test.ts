@@ -1,8 +1,9 @@
 /**
- * A venue or category an import wrote, trashed or deleted on the real TEC 6.2.6 site afterwards: the next run
- * that writes one of its events makes it again and links the event to it. Before, a deleted venue failed
- * that event with a 400 on every run, a trashed one was linked all the same (shown `trash` to the public),
- * and a deleted category was dropped from the event in silence.
+ * A venue, organizer or category an import wrote, trashed or deleted on the real TEC 6.2.6 site afterwards:
+ * the next run that writes one of its events makes it again and links the event to it, and the other events
+ * the site unlinked from it, but not one an editor trashed. Before, a deleted venue failed that event with a
+ * 400 on every run, a trashed one was linked all the same (shown `trash` to the public), and a deleted
+ * category was dropped from the event in silence.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,16 +13,17 @@ import type { Remote } from '../../src/writer/target.ts';
 import { writesOf } from '../e2e/helpers.ts';
 import { ics, smallEvents } from './calendar.ts';
 import { siteSql } from './kit.ts';
-import { describeRealTec, freshSiteEach, importInto, type RealTec, tecTarget } from './site.ts';
+import { describeRealTec, freshSiteEach, importInto, type RealTec, siteSnapshot, tecTarget } from './site.ts';
 
 const SCREENING = 'Film & Theatre: "Casablanca" (1942) - sold out';
 
 /** The first item of `kind` on the site whose name is `name`. */
-async function find(tec: RealTec, kind: 'venue' | 'category', name: string): Promise<Remote> {
+async function find(tec: RealTec, kind: 'venue' | 'organizer' | 'category', name: string): Promise<Remote> {
   const target = tecTarget(tec);
   try {
     for await (const item of target.list(kind))
-      if (comparableText(String(item.body.venue ?? item.body.name)) === name) return item;
+      if (comparableText(String(item.body.venue ?? item.body.organizer ?? item.body.name)) === name)
+        return item;
   } finally {
     await target.close();
   }
@@ -46,7 +48,20 @@ async function screening(tec: RealTec) {
   throw new Error('no screening');
 }
 
-describeRealTec('a venue or category removed on a real TEC 6.2.6 site', (tec) => {
+/** The categories of the event titled `title`, by name. */
+async function categoriesOf(tec: RealTec, title: string): Promise<string[]> {
+  const target = tecTarget(tec);
+  try {
+    for await (const e of target.list('event'))
+      if (comparableText(String(e.body.title)) === title)
+        return (e.body.categories as { name: string }[]).map((c) => comparableText(c.name));
+  } finally {
+    await target.close();
+  }
+  throw new Error(`no event ${title}`);
+}
+
+describeRealTec('a venue, organizer or category removed on a real TEC 6.2.6 site', (tec) => {
   const ws = freshSiteEach(tec);
 
   const cases: [string, (tec: RealTec) => Promise<void>, RegExp, number][] = [
@@ -75,6 +90,21 @@ describeRealTec('a venue or category removed on a real TEC 6.2.6 site', (tec) =>
       },
       /its venue "Riverside Cinema" was deleted on the target: made again/,
       0,
+    ],
+    [
+      'organizer deleted permanently',
+      async () => {
+        const organizer = await find(tec, 'organizer', 'Film & Theatre Society');
+        const target = tecTarget(tec);
+        await target.remove('organizer', organizer.id, 'trash');
+        await target.close();
+        await siteSql(
+          tec,
+          `DELETE FROM wp_postmeta WHERE post_id = ${organizer.id}; DELETE FROM wp_posts WHERE ID = ${organizer.id};`,
+        );
+      },
+      /its organizer "Film & Theatre Society" was deleted on the target: made again/,
+      1,
     ],
     [
       'category deleted',
@@ -106,10 +136,40 @@ describeRealTec('a venue or category removed on a real TEC 6.2.6 site', (tec) =>
         categories: ['Film & Theatre'],
       });
 
-      // The category's other event (the quiz), unlinked when it went, is written again by the next run.
-      const again = await importInto(tec, ws.dir, [file]);
-      expect(again.report?.counts.event).toMatchObject({ updated: others, failed: 0 });
+      // The category's other event (the quiz), unlinked from it when it went, is linked again in the same run.
+      if (others > 0)
+        expect(run.report?.warnings.join('\n')).toMatch(
+          /; 1 other event it had been unlinked from, linked again/,
+        );
+      expect((await categoriesOf(tec, "St Mary's Quiz Night")).sort()).toEqual([
+        "Children's",
+        'Film & Theatre',
+      ]);
       expect(writesOf((await importInto(tec, ws.dir, [file])).report!)).toBe(0);
     });
   }
+
+  it('an event an editor trashed with its venue stays in the trash when the venue is restored for another event', async () => {
+    const file = join(ws.dir, 'club.ics');
+    const events = smallEvents(4);
+    await writeFile(file, ics(events));
+    await importInto(tec, ws.dir, [file]);
+    const target = tecTarget(tec);
+    for await (const e of target.list('event'))
+      if (comparableText(String(e.body.title)) === 'Dawn Walk') await target.remove('event', e.id, 'trash');
+    await target.remove('venue', (await find(tec, 'venue', "St Mary's Church Hall")).id, 'trash');
+    await target.close();
+
+    const quiz = "St Mary's Quiz Night (upstairs)";
+    await writeFile(file, ics(events.map((e, i) => (i === 0 ? { ...e, title: quiz } : e))));
+    const run = await importInto(tec, ws.dir, [file]);
+    expect(run.code, run.output).toBe(0);
+    expect(run.report?.warnings).toEqual([
+      expect.stringMatching(/its venue "St Mary's Church Hall" was in the trash on the target: restored$/),
+    ]);
+    const titles = (await siteSnapshot(tec)).events.map((e) => comparableText(String(e.title)));
+    expect(titles).toContain(quiz);
+    expect(titles).not.toContain('Dawn Walk');
+    expect(writesOf((await importInto(tec, ws.dir, [file])).report!)).toBe(0);
+  });
 });
