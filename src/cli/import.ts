@@ -3,6 +3,7 @@
  * pipeline named after the file (`import-<file-name>`), so running it again updates what changed and
  * writes nothing when nothing did.
  */
+import { hash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { basename, extname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -139,9 +140,7 @@ async function run(io: CliIO): Promise<number> {
   if (values.name !== undefined && !/^[a-z0-9][a-z0-9-]{0,79}$/.test(values.name))
     return usage(io, `--name: expected lower-case letters, digits and dashes, got "${values.name}"`);
   const spec: RunSpec = {
-    name:
-      values.name ??
-      `${IMPORT_PREFIX}${slugify(url ? url.replace(/^\w+:\/\//, '') : basename(file)).slice(0, 50) || 'file'}`,
+    name: values.name ?? importName(url ? url.replace(/^\w+:\/\//, '') : basename(file)),
     source: url ? { type, url, ...csv } : { type, path: resolve(file), ...csv },
     mapping: {
       timezone,
@@ -181,6 +180,19 @@ async function run(io: CliIO): Promise<number> {
     await writeFile(values.report, `${JSON.stringify(result.report, null, 2)}\n`);
   }
   return result.code;
+}
+
+/**
+ * `import-<file name or address>`, cut to 50 characters. A longer one ends in a hash of all of it: two feeds
+ * of one Outlook account share their address's first 50 characters, and would otherwise be one pipeline.
+ */
+export function importName(source: string): string {
+  const slug = slugify(source) || 'file';
+  const short =
+    slug.length <= 50
+      ? slug
+      : `${slug.slice(0, 41).replace(/-+$/, '')}-${hash('sha256', source, 'hex').slice(0, 8)}`;
+  return `${IMPORT_PREFIX}${short}`;
 }
 
 function parse(argv: string[]) {
