@@ -12,6 +12,7 @@
  */
 import type { Kind } from '../model/kind.ts';
 import type { RunState } from '../state/backend.ts';
+import { REF_OF } from '../state/sync-state.ts';
 import { resendBody } from '../writer/resend-body.ts';
 import type { Target } from '../writer/target.ts';
 import type { Desired } from './desired.ts';
@@ -20,10 +21,10 @@ import { fieldHashes } from './local-edits.ts';
 export type LinkKind = Exclude<Kind, 'event'>;
 type Doc = Record<string, unknown>;
 
-/** An event body's link fields (contract B.6.2), and the kind each links to. */
-const LINK_FIELDS = { venue: 'venue', organizer: 'organizer', categories: 'category', tags: 'tag' } as const;
-type LinkField = keyof typeof LINK_FIELDS;
+/** The field of an event body (contract B.6.2) that links each kind. */
 const FIELD_OF = { venue: 'venue', organizer: 'organizer', category: 'categories', tag: 'tags' } as const;
+type LinkField = (typeof FIELD_OF)[LinkKind];
+const LINK_KINDS = Object.keys(FIELD_OF) as LinkKind[];
 
 export interface Link {
   kind: LinkKind;
@@ -55,11 +56,11 @@ export function lostLinks(
   skip: ReadonlySet<string> = new Set(),
 ): Link[] {
   const lost: Link[] = [];
-  for (const field of Object.keys(LINK_FIELDS) as LinkField[]) {
+  for (const kind of LINK_KINDS) {
+    const field = FIELD_OF[kind];
     if (skip.has(field)) continue;
     const ids = idsIn(sent, field);
     if (ids.length === 0) continue;
-    const kind = LINK_FIELDS[field];
     if ('error' in result) {
       if (rejectsParam(result.error, field)) for (const id of ids) lost.push({ kind, id });
       continue;
@@ -178,11 +179,17 @@ export function relinker(ctx: RelinkContext): (d: Desired, lost: readonly Link[]
           [field]: field === 'venue' ? now : [...ids.filter((i) => i !== was), now],
         };
         const answer = await target.update('event', item.remoteId, patched);
-        state.put(pipeline, {
-          ...item,
-          remoteModified: answer.modified ?? null,
-          remoteFields: fieldHashes('event', answer.body),
-        });
+        // Only the link's own hash moves: an editor's other changes there must still show as edits
+        // (preserve-local-edits). A record from before per-field hashes is left as it is.
+        if (item.remoteFields) {
+          const ref = REF_OF[kind];
+          const now = fieldHashes('event', answer.body)[ref];
+          state.put(pipeline, {
+            ...item,
+            remoteModified: answer.modified ?? null,
+            remoteFields: { ...item.remoteFields, ...(now === undefined ? {} : { [ref]: now }) },
+          });
+        }
         return 1;
       }),
     );

@@ -235,6 +235,32 @@ describe('what the site removed besides stays removed (review of the above)', ()
     expect(writesOf((await sync('kept', 'preserve-local-edits')).report)).toBe(0);
   });
 
+  it("preserve-local-edits: an editor's edit of an event linked again stays an edit the source does not overwrite", async () => {
+    await writeFile(at('edited.ics'), ics(smallEvents(4)));
+    await sync('edited', 'preserve-local-edits');
+    const site = await openLocalTarget({ dataFile: at('edited.db') });
+    for await (const e of site.list('event'))
+      if (e.body.title === 'Dawn Walk')
+        await site.update('event', e.id, { title: 'Dawn Walk (meet at the gate)' });
+    await site.close();
+    await removeOnSite(at('edited.db'), 'venue', "St Mary's Church Hall", 'delete');
+    await writeFile(at('edited.ics'), ics(quizChanged));
+    expect((await sync('edited', 'preserve-local-edits')).report.warnings.join()).toMatch(/1 other event/);
+
+    // The source renames the walk too: the editor's title is kept, as a conflict.
+    await writeFile(
+      at('edited.ics'),
+      ics(quizChanged.map((e) => (e.title === 'Dawn Walk' ? { ...e, title: 'Sunrise Walk' } : e))),
+    );
+    const run = await sync('edited', 'preserve-local-edits');
+    expect(run.report.conflicts.map((c) => [c.label, c.fields.map((f) => f.field)])).toEqual([
+      ['Sunrise Walk', ['title']],
+    ]);
+    expect((await siteEvents(at('edited.db'))).filter((e) => /Walk/.test(e))).toEqual([
+      "Dawn Walk (meet at the gate) [publish] @ St Mary's Church Hall",
+    ]);
+  });
+
   it('an event deleted on the site whose venue was deleted too: created again, with its venue made again', async () => {
     const data = at('both-gone.db');
     await writeFile(at('both-gone.ics'), ics(smallEvents(4)));
