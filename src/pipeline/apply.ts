@@ -308,7 +308,12 @@ export async function applyEach(
       const done =
         keep === action.keep
           ? action
-          : { ...action, keep, reason: keep ? keptReason(Object.keys(keep)) : undefined };
+          : {
+              ...action,
+              keep,
+              reason: keep ? keptReason(Object.keys(keep)) : undefined,
+              conflicts: action.conflicts?.filter((c) => keep && c.field in keep),
+            };
       return settle(action, outcome, remote?.id, undefined, warning, done);
     } catch (err) {
       return settle(action, 'failed', undefined, itemError(err));
