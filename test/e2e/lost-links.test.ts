@@ -9,6 +9,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as importMain } from '../../src/cli/import.ts';
+import { main as stateMain } from '../../src/cli/state.ts';
 import { main as syncMain } from '../../src/cli/sync.ts';
 import { openLocalTarget } from '../../src/embedded/local-target.ts';
 import { comparableText } from '../../src/model/html.ts';
@@ -131,6 +132,21 @@ describe('a linked item removed on the site', () => {
     expect((await linksOf(data, quiz)).venue).toBe(hall);
     expect((await linksOf(data, 'Dawn Walk')).venue).toBe(hall);
     expect(writesOf((await imp('hall.ics', data)).report)).toBe(0);
+  });
+
+  it('with no change in the source, npm run state -- forget makes the next run link its events again', async () => {
+    const data = at('forget.db');
+    await writeFile(at('forget.ics'), ics(smallEvents(4)));
+    await imp('forget.ics', data);
+    await removeOnSite(data, 'venue', "St Mary's Church Hall", 'delete');
+    expect(writesOf((await imp('forget.ics', data)).report)).toBe(0); // nothing changed: nothing noticed
+
+    expect((await runCli(stateMain, ['forget', 'import-forget-ics', '--data', data])).code).toBe(0);
+    const run = await imp('forget.ics', data);
+    expect(run.report.counts.venue).toMatchObject({ created: 1 });
+    expect(run.report.counts.event).toMatchObject({ created: 0, updated: 2 });
+    for (const title of ["St Mary's Quiz Night", 'Dawn Walk'])
+      expect((await linksOf(data, title)).venue).toBe("St Mary's Church Hall (publish)");
   });
 
   it('two events written at once at a trashed venue: it is restored once, both are linked, one warning says so', async () => {
