@@ -232,9 +232,9 @@ export async function applyEach(
     } catch (err) {
       return { keep, notes: [(err as Error).message] }; // written as kept, and said
     }
-    const { relinked, notes } = again;
-    if (!relinked) return { keep, notes };
-    const lost = new Set(missing.map((l) => REF_OF[l.kind]));
+    const { remade, notes } = again;
+    if (remade.length === 0) return { keep, notes };
+    const lost = new Set(remade.map((l) => REF_OF[l.kind]));
     const rest = Object.fromEntries(Object.entries(keep).filter(([field]) => !lost.has(field)));
     return { keep: Object.keys(rest).length > 0 ? rest : undefined, notes };
   };
@@ -269,7 +269,7 @@ export async function applyEach(
           const lost = d.kind === 'event' ? lostLinks(body, { error: err }, kept) : [];
           const again = lost.length > 0 ? await relink(d, lost) : undefined;
           notes.push(...(again?.notes ?? []));
-          if (again?.relinked) continue;
+          if (again?.remade.length) continue;
           if (id !== undefined && outcome === 'updated' && isGone(err)) {
             // Deleted on the site since we wrote it: the source still has it, so it is created again.
             notes.push(`it was deleted on the target (${(err as Error).message}); created again`);
@@ -296,7 +296,7 @@ export async function applyEach(
           notes.push((err as Error).message); // written all the same: recorded, and said
         }
         notes.push(...(again?.notes ?? []));
-        if (!again?.relinked) break;
+        if (!again?.remade.length) break;
         id = remote.id;
       }
       // A site may accept an image URL and still attach nothing (TEC 6.2.6 does for a body that is no image).

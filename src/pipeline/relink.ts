@@ -95,8 +95,8 @@ export interface RelinkContext {
 }
 
 export interface Relinked {
-  /** Something the event links was made again: the event is to be written again with the run's ids. */
-  relinked: boolean;
+  /** The links of `lost` made again: the event is to be written again with the run's ids. */
+  remade: Link[];
   /** What was done, said once a run, with the event that found it. */
   notes: string[];
 }
@@ -199,19 +199,19 @@ export function relinker(ctx: RelinkContext): (d: Desired, lost: readonly Link[]
 
   return async (d, lost) => {
     const notes: string[] = [];
-    let relinked = false;
+    const remade: Link[] = [];
     for (const { kind, id } of lost) {
-      let remade = done.get(`${kind}\n${id}`);
-      if (remade === undefined) {
+      let once = done.get(`${kind}\n${id}`);
+      if (once === undefined) {
         const keys = ctx.keysWith(kind, id);
         if (!refKeys(d, kind).some((key) => keys.includes(key))) continue;
-        remade = remake(kind, id, keys, d.key);
-        done.set(`${kind}\n${id}`, remade);
-        const note = await remade;
+        once = remake(kind, id, keys, d.key);
+        done.set(`${kind}\n${id}`, once);
+        const note = await once;
         if (note) notes.push(note);
       }
-      if ((await remade) !== undefined) relinked = true;
+      if ((await once) !== undefined) remade.push({ kind, id });
     }
-    return { relinked, notes };
+    return { remade, notes };
   };
 }

@@ -277,6 +277,30 @@ describe('what the site removed besides stays removed (review of the above)', ()
     ]);
   });
 
+  it('preserve-local-edits: the lost venue is written again, the organizer an editor chose is kept', async () => {
+    await writeFile(at('chosen.ics'), ics(smallEvents(8)));
+    await sync('chosen', 'preserve-local-edits');
+    const site = await openLocalTarget({ dataFile: at('chosen.db') });
+    let lecturer = 0;
+    for await (const o of site.list('organizer'))
+      if (comparableText(String(o.body.organizer)) === "O'Brien Lectures") lecturer = o.id;
+    for await (const e of site.list('event'))
+      if (e.body.title === "St Mary's Quiz Night")
+        await site.update('event', e.id, { organizer: [lecturer] });
+    await site.close();
+    await removeOnSite(at('chosen.db'), 'venue', "St Mary's Church Hall", 'delete');
+    await writeFile(
+      at('chosen.ics'),
+      ics(smallEvents(8).map((e, i) => (i === 0 ? { ...e, title: quiz } : e))),
+    );
+    const run = await sync('chosen', 'preserve-local-edits');
+    expect(run.report.warnings.join('\n')).toMatch(/kept, edited on the target: organizers/);
+    expect(await linksOf(at('chosen.db'), quiz)).toMatchObject({
+      venue: "St Mary's Church Hall (publish)",
+      organizers: ["O'Brien Lectures (publish)"],
+    });
+  });
+
   it('an event deleted on the site whose venue was deleted too: created again, with its venue made again', async () => {
     const data = at('both-gone.db');
     await writeFile(at('both-gone.ics'), ics(smallEvents(4)));
