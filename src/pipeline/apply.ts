@@ -19,10 +19,10 @@ import type { Kind } from '../model/kind.ts';
 import type { RunState } from '../state/backend.ts';
 import { REF_OF, type StateItem } from '../state/sync-state.ts';
 import type { Remote, Target } from '../writer/target.ts';
-import { canonical, type Desired, DRAFTED, hashOf } from './desired.ts';
+import { canonical, type Desired, DRAFTED, hashOf, type Refs } from './desired.ts';
 import { fieldHashes, fieldOf, toWire, withField } from './local-edits.ts';
 import { type Action, keptReason, type Plan } from './plan.ts';
-import { type Link, lostLinks, type Relinked, refKeys, rejectsParam, relinker } from './relink.ts';
+import { type Link, linkKeys, lostLinks, type Relinked, rejectsParam, relinker } from './relink.ts';
 
 /**
  * Actions in progress at once: twice the local target's concurrency (64), so the writer's queue never runs
@@ -64,6 +64,8 @@ export interface ApplyOptions {
   /** Called once per action as it settles (progress bars, logs). */
   /** `index`: the action's place in the plan (results settle out of order). */
   onResult?: (result: ItemResult, index: number) => void;
+  /** What the run did besides its actions (events linked again to an item made again: relink.ts). */
+  onNote?: (line: string) => void;
 }
 
 export async function apply(plan: Plan, options: ApplyOptions): Promise<ItemResult[]> {
@@ -191,10 +193,11 @@ export async function applyEach(
     return target.create(d.kind, body);
   };
 
-  const relink = relinker({
+  const links = relinker({
     target,
     state,
     pipeline,
+    idOf: (kind, key) => writtenIds.get(refKey(kind, key)),
     keysWith: (kind, id) =>
       [...writtenIds].flatMap(([key, known]) =>
         known === id && key.startsWith(`${kind}\n`) ? [key.slice(kind.length + 1)] : [],
@@ -204,10 +207,14 @@ export async function applyEach(
       ids.set(refKey(kind, key), Promise.resolve(id));
     },
   });
+  const relink = (d: Desired, lost: readonly Link[]) => links.relink(d, lost);
+  /** Keys of the events this run writes: the end's linkOthers leaves them to their own writes. */
+  const writtenEvents = new Set<string>();
 
   /**
    * preserve-local-edits keeps a link field the target changed; a link it dropped because the item linked
-   * went (trashed or deleted there) is no edit: the item is made again and the field written.
+   * went (trashed or deleted there) is no edit: the item is made again and the field written. Only where
+   * the target shows what we wrote but for the links that went: anything else there is an editor's choice.
    */
   const unkeepLost = async (
     action: Action,
@@ -219,11 +226,13 @@ export async function applyEach(
     for (const kind of ['venue', 'organizer', 'category', 'tag'] as const) {
       if (!(REF_OF[kind] in keep)) continue;
       const kept = keep[REF_OF[kind]];
-      const shown = Array.isArray(kept) ? kept : [kept];
-      for (const key of refKeys(d, kind)) {
-        const id = writtenIds.get(refKey(kind, key));
-        if (id !== undefined && !shown.includes(id)) missing.push({ kind, id });
-      }
+      const shown = (Array.isArray(kept) ? kept : [kept]).filter((id) => typeof id === 'number');
+      const ours = linkKeys(action.item?.written.refs as Refs, kind).map((key) =>
+        writtenIds.get(refKey(kind, key)),
+      );
+      const gone = ours.filter((id): id is number => id !== undefined && !shown.includes(id));
+      if (ours.includes(undefined) || !shown.every((id) => ours.includes(id))) continue;
+      for (const id of gone) missing.push({ kind, id });
     }
     if (missing.length === 0) return { keep, notes: [] };
     let again: Relinked;
@@ -247,6 +256,7 @@ export async function applyEach(
    */
   const write = async (action: Action): Promise<ItemResult> => {
     const desired = action.desired as Desired;
+    if (desired.kind === 'event') writtenEvents.add(desired.key);
     let d = desired;
     const notes: string[] = [];
     try {
@@ -257,6 +267,8 @@ export async function applyEach(
       let id = action.op === 'create' ? undefined : (action.item?.remoteId as number);
       let outcome: Outcome = action.op === 'create' ? 'created' : 'updated';
       let remote: Remote | undefined;
+      /** Its id before it was found deleted there and created again. */
+      let gone: number | undefined;
       for (let tries = 1; ; tries++) {
         const fields = await fieldsOf(d);
         const body =
@@ -273,7 +285,7 @@ export async function applyEach(
           if (id !== undefined && outcome === 'updated' && isGone(err)) {
             // Deleted on the site since we wrote it: the source still has it, so it is created again.
             notes.push(`it was deleted on the target (${(err as Error).message}); created again`);
-            [id, outcome, keep] = [undefined, 'created', undefined];
+            [gone, id, outcome, keep] = [id, undefined, 'created', undefined];
             continue;
           }
           if (d.fields.image && rejectsParam(err, 'image')) {
@@ -303,6 +315,9 @@ export async function applyEach(
       if (d.kind === 'event' && d.fields.image && !(keep && 'image' in keep) && !remote?.body.image)
         notes.push(`image ${d.fields.image} was not attached by the target (it answered without an image)`);
       remember(keep, desired, remote as Remote, action.item);
+      // A venue, organizer or term created again: the site unlinked it from its events, which get it back.
+      if (gone !== undefined && d.kind !== 'event' && remote)
+        links.madeAgain({ kind: d.kind, keys: [d.key], name: d.label, was: gone, now: remote.id });
       const warning = notes.length > 0 ? notes.join('; ') : undefined;
       // What was kept in the end (a lost link is written after all: unkeepLost), as the report tells it.
       const done =
@@ -389,6 +404,8 @@ export async function applyEach(
       }
       if (running.size >= WINDOW) await Promise.race(running);
     }
+    await Promise.allSettled(running);
+    for (const line of await links.linkOthers((key) => writtenEvents.has(key))) options.onNote?.(line);
   } finally {
     // Also when the actions stop with an error (the sync state's disk filling up mid-run): the writes
     // already sent are seen to their end before the caller closes the target under them.

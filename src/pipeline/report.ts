@@ -110,6 +110,11 @@ export class Tally {
     }
   }
 
+  /** A warning of the run's own, not of one item: listed after those of the items. */
+  note(text: string): void {
+    this.#warnings.push([Number.MAX_SAFE_INTEGER, text]);
+  }
+
   done(): Pick<RunReport, 'counts' | 'failures' | 'warnings' | 'conflicts'> {
     const ordered = <T>(list: [number, T][]) => list.sort((a, b) => a[0] - b[0]).map(([, item]) => item);
     return {

@@ -243,7 +243,11 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         results.add(r, index);
         options.onProgress?.(++done, total());
       };
-      return { writer, recovering, results, onResult };
+      const onNote = (line: string) => {
+        log?.warn(line);
+        results.note(line);
+      };
+      return { writer, recovering, results, onResult, onNote };
     };
 
     /** The run's report from what the writes came to. */
@@ -290,6 +294,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
           recovering: w.recovering,
           currentVersions: (items) => currentVersions(items, open),
           onResult: w.onResult,
+          onNote: w.onNote,
           batch: options.batch,
           leaveTo,
           onPlanned: (actions, left) => {
@@ -377,6 +382,7 @@ export async function runPipeline(spec: RunSpec, options: RunOptions): Promise<R
         state,
         recovering: w.recovering,
         onResult: w.onResult,
+        onNote: w.onNote,
       });
       written = w;
     }

@@ -49,6 +49,8 @@ export interface StreamOptions {
   /** preserve-local-edits: the target's current version of these items (run.ts currentVersions). */
   currentVersions?: (items: ReturnType<typeof changedItems>) => Promise<Map<string, Remote | null>>;
   onResult: (result: ItemResult, index: number) => void;
+  /** apply.ts ApplyOptions.onNote. */
+  onNote?: (line: string) => void;
   /** Records per batch (default BATCH; tests cross batch boundaries with small ones). */
   batch?: number;
   /** The actions planned so far, and the records not yet planned: a progress bar's total. */
@@ -136,6 +138,7 @@ export async function runInBatches(options: StreamOptions): Promise<Streamed> {
     state,
     recovering: options.recovering,
     onResult: options.onResult,
+    onNote: options.onNote,
   });
   return { plan: { actions: [], counts, ...held }, problems, left: leftOut };
 }

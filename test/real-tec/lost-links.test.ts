@@ -124,7 +124,7 @@ describeRealTec('a venue, organizer or category removed on a real TEC 6.2.6 site
       // The category's other event (the quiz), unlinked from it when it went, is linked again in the same run.
       if (others > 0)
         expect(run.report?.warnings.join('\n')).toMatch(
-          /; 1 other event it had been unlinked from, linked again/,
+          /made again: 1 event it had been unlinked from, linked to it again/,
         );
       expect((await categoriesOf(tec, "St Mary's Quiz Night")).sort()).toEqual([
         "Children's",
