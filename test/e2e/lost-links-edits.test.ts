@@ -7,65 +7,22 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main as importMain } from '../../src/cli/import.ts';
-import { main as syncMain } from '../../src/cli/sync.ts';
 import { openLocalTarget } from '../../src/embedded/local-target.ts';
 import { comparableText } from '../../src/model/html.ts';
 import type { Kind } from '../../src/model/kind.ts';
-import { fileRunSpec } from '../../src/pipeline/file-run-spec.ts';
-import type { RunReport } from '../../src/pipeline/report.ts';
-import { runPipeline } from '../../src/pipeline/run.ts';
-import type { RemovalMode, Target } from '../../src/writer/target.ts';
+import type { Target } from '../../src/writer/target.ts';
 import { ics, type SmallEvent, smallEvents } from '../real-tec/calendar.ts';
 import { tempDir } from '../writer/setup.ts';
-import { readReport, runCli, writesOf } from './helpers.ts';
+import { writesOf } from './helpers.ts';
+import { edit, idOf, removeOnSite, runs } from './site-edits.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 const at = (name: string) => join(dir.dir, name);
+const { imp, sync, through } = runs(at);
 beforeAll(async () => {
   dir = await tempDir();
 });
 afterAll(() => dir.remove());
-
-async function imp(file: string, data: string) {
-  const run = await runCli(importMain, [at(file), '--data', data, '--json']);
-  return { ...run, report: JSON.parse(run.stdout) };
-}
-
-async function removeOnSite(data: string, kind: Kind, name: string, mode: RemovalMode) {
-  const site = await openLocalTarget({ dataFile: data });
-  try {
-    for await (const item of site.list(kind)) {
-      const label = String(item.body.title ?? item.body.venue ?? item.body.organizer ?? item.body.name);
-      if (comparableText(label) === name) return await site.remove(kind, item.id, mode);
-    }
-    throw new Error(`no ${kind} ${name}`);
-  } finally {
-    await site.close();
-  }
-}
-
-async function idOf(data: string, kind: Kind, name: string): Promise<number> {
-  const site = await openLocalTarget({ dataFile: data });
-  try {
-    for await (const item of site.list(kind)) {
-      const label = String(item.body.title ?? item.body.venue ?? item.body.organizer ?? item.body.name);
-      if (comparableText(label) === name) return item.id;
-    }
-    throw new Error(`no ${kind} ${name}`);
-  } finally {
-    await site.close();
-  }
-}
-
-async function edit(data: string, kind: Kind, id: number, body: Record<string, unknown>) {
-  const site = await openLocalTarget({ dataFile: data });
-  try {
-    await site.update(kind, id, body);
-  } finally {
-    await site.close();
-  }
-}
 
 /** title → `venue | organizers` as the site shows them. */
 async function linksByTitle(data: string): Promise<Record<string, string>> {
@@ -82,17 +39,6 @@ async function linksByTitle(data: string): Promise<Record<string, string>> {
     await site.close();
   }
   return out;
-}
-
-async function sync(name: string, update: string) {
-  const file = at(`${name}.yaml`);
-  await writeFile(
-    file,
-    `name: ${name}\nsource:\n  type: ics\n  path: ${name}.ics\ntarget:\n  data: ${at(`${name}.db`)}\npolicies:\n  update: ${update}\n`,
-  );
-  const run = await runCli(syncMain, [file, '--report', at('report.json')]);
-  const [report] = await readReport<RunReport[]>(at('report.json'));
-  return { ...run, report };
 }
 
 const HALL = "St Mary's Church Hall";
@@ -239,21 +185,12 @@ describe("links made again, beside the run's own writes (a slow write)", () => {
           return t.update(k, id, b);
         },
       });
-    const spec = fileRunSpec({
-      name: 'race2',
-      source: { type: 'ics', path: at('race2.ics') },
-      mapping: { timezone: 'UTC' },
-      policies: { update: 'overwrite' },
-      stateFile: at('race2.sync.db'),
-      targetLabel: 'local',
-    });
-    const openTarget = async () => slow(await openLocalTarget({ dataFile: data }));
-    const now = new Date('2026-11-22T12:00:00Z');
+    const run = through('race2', slow);
     await writeFile(at('race2.ics'), ics(events('a')));
-    await runPipeline(spec, { openTarget, now });
+    await run();
     await removeOnSite(data, 'venue', HALL, 'delete');
     await writeFile(at('race2.ics'), ics(events('b')));
-    await runPipeline(spec, { openTarget, now });
+    await run();
     const titles = Object.keys(await linksByTitle(data)).filter((t) => t.startsWith('Hall'));
     expect(titles.filter((t) => t.endsWith(' a'))).toEqual([]); // none put back as it was
   });

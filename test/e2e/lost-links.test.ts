@@ -8,45 +8,23 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main as importMain } from '../../src/cli/import.ts';
 import { main as stateMain } from '../../src/cli/state.ts';
-import { main as syncMain } from '../../src/cli/sync.ts';
 import { openLocalTarget } from '../../src/embedded/local-target.ts';
 import { comparableText } from '../../src/model/html.ts';
 import type { Kind } from '../../src/model/kind.ts';
-import { fileRunSpec } from '../../src/pipeline/file-run-spec.ts';
-import type { RunReport } from '../../src/pipeline/report.ts';
-import { runPipeline } from '../../src/pipeline/run.ts';
-import type { RemovalMode, Target } from '../../src/writer/target.ts';
+import type { Target } from '../../src/writer/target.ts';
 import { ics, smallEvents } from '../real-tec/calendar.ts';
 import { tempDir } from '../writer/setup.ts';
-import { readReport, runCli, writesOf } from './helpers.ts';
+import { runCli, writesOf } from './helpers.ts';
+import { removeOnSite, runs } from './site-edits.ts';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 const at = (name: string) => join(dir.dir, name);
+const { imp, sync, through } = runs(at);
 beforeAll(async () => {
   dir = await tempDir();
 });
 afterAll(() => dir.remove());
-
-async function imp(file: string, data: string) {
-  const run = await runCli(importMain, [at(file), '--data', data, '--json']);
-  return { ...run, report: JSON.parse(run.stdout) };
-}
-
-/** Removes the item of `kind` named (or titled) `name` on the site, as an admin would. */
-async function removeOnSite(data: string, kind: Kind, name: string, mode: RemovalMode) {
-  const site = await openLocalTarget({ dataFile: data });
-  try {
-    for await (const item of site.list(kind)) {
-      const label = String(item.body.title ?? item.body.venue ?? item.body.organizer ?? item.body.name);
-      if (comparableText(label) === name) return await site.remove(kind, item.id, mode);
-    }
-    throw new Error(`no ${kind} ${name}`);
-  } finally {
-    await site.close();
-  }
-}
 
 /** The event titled `title` as the site shows it: its venue, organizers and categories by name. */
 async function linksOf(data: string, title: string) {
@@ -173,18 +151,6 @@ describe('a linked item removed on the site', () => {
     expect(writesOf((await imp('both.ics', data)).report)).toBe(0);
   });
 });
-
-/** A pipeline `name` reading `<name>.ics` into `<name>.db` with update policy `update`. */
-async function sync(name: string, update: string) {
-  const file = at(`${name}.yaml`);
-  await writeFile(
-    file,
-    `name: ${name}\nsource:\n  type: ics\n  path: ${name}.ics\ntarget:\n  data: ${at(`${name}.db`)}\npolicies:\n  update: ${update}\n`,
-  );
-  const run = await runCli(syncMain, [file, '--report', at('report.json')]);
-  const [report] = await readReport<RunReport[]>(at('report.json'));
-  return { ...run, report };
-}
 
 /** Every event on the site, trashed ones too: `title [status] @ venue`. */
 async function siteEvents(data: string): Promise<string[]> {
@@ -364,18 +330,9 @@ describe('what the site removed besides stays removed (review of the above)', ()
         update: async (k: Kind, id: number, b: Record<string, unknown>) => t.update(k, id, await drop(k, b)),
       });
     };
-    const spec = fileRunSpec({
-      name: 'silent',
-      source: { type: 'ics', path: at('silent.ics') },
-      mapping: { timezone: 'UTC' },
-      policies: { update: 'overwrite' },
-      stateFile: at('silent.sync.db'),
-      targetLabel: 'local',
-    });
-    const openTarget = async () => dropping(await openLocalTarget({ dataFile: data }));
-    const now = new Date('2026-11-22T12:00:00Z');
+    const run = through('silent', dropping);
     await writeFile(at('silent.ics'), ics(smallEvents(4)));
-    await runPipeline(spec, { openTarget, now });
+    await run();
     await removeOnSite(data, 'venue', 'Riverside Cinema', 'delete');
     await removeOnSite(data, 'category', 'Film & Theatre', 'delete');
     const screening = 'Film & Theatre: "Casablanca" (1942) – sold out';
@@ -383,7 +340,7 @@ describe('what the site removed besides stays removed (review of the above)', ()
       at('silent.ics'),
       ics(smallEvents(4).map((e, i) => (i === 1 ? { ...e, title: screening } : e))),
     );
-    const { report } = await runPipeline(spec, { openTarget, now });
+    const { report } = await run();
     expect(report.warnings[0]).toMatch(
       /its venue "Riverside Cinema".*made again.*its category "Film & Theatre".*made again/,
     );
@@ -391,6 +348,6 @@ describe('what the site removed besides stays removed (review of the above)', ()
       venue: 'Riverside Cinema (publish)',
       categories: ['Film & Theatre'],
     });
-    expect(writesOf((await runPipeline(spec, { openTarget, now })).report)).toBe(0);
+    expect(writesOf((await run()).report)).toBe(0);
   });
 });
