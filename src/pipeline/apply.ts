@@ -22,7 +22,15 @@ import type { Remote, Target } from '../writer/target.ts';
 import { canonical, type Desired, DRAFTED, hashOf, type Refs } from './desired.ts';
 import { fieldHashes, fieldOf, toWire, withField } from './local-edits.ts';
 import { type Action, keptReason, type Plan } from './plan.ts';
-import { type Link, linkKeys, lostLinks, type Relinked, rejectsParam, relinker } from './relink.ts';
+import {
+  LINK_KINDS,
+  type Link,
+  linkKeys,
+  lostLinks,
+  type Relinked,
+  rejectsParam,
+  relinker,
+} from './relink.ts';
 
 /**
  * Actions in progress at once: twice the local target's concurrency (64), so the writer's queue never runs
@@ -207,7 +215,6 @@ export async function applyEach(
       ids.set(refKey(kind, key), Promise.resolve(id));
     },
   });
-  const relink = (d: Desired, lost: readonly Link[]) => links.relink(d, lost);
   /** Keys of the events this run writes: the end's linkOthers leaves them to their own writes. */
   const writtenEvents = new Set<string>();
 
@@ -223,7 +230,7 @@ export async function applyEach(
     const keep = action.keep;
     if (!keep || d.kind !== 'event') return { keep, notes: [] };
     const missing: Link[] = [];
-    for (const kind of ['venue', 'organizer', 'category', 'tag'] as const) {
+    for (const kind of LINK_KINDS) {
       if (!(REF_OF[kind] in keep)) continue;
       const kept = keep[REF_OF[kind]];
       const shown = (Array.isArray(kept) ? kept : [kept]).filter((id) => typeof id === 'number');
@@ -237,7 +244,7 @@ export async function applyEach(
     if (missing.length === 0) return { keep, notes: [] };
     let again: Relinked;
     try {
-      again = await relink(d, missing);
+      again = await links.relink(d, missing);
     } catch (err) {
       return { keep, notes: [(err as Error).message] }; // written as kept, and said
     }
@@ -279,9 +286,9 @@ export async function applyEach(
         } catch (err) {
           if (tries >= MAX_TRIES) throw err;
           const lost = d.kind === 'event' ? lostLinks(body, { error: err }, kept) : [];
-          const again = lost.length > 0 ? await relink(d, lost) : undefined;
-          notes.push(...(again?.notes ?? []));
-          if (again?.remade.length) continue;
+          const again = await links.relink(d, lost);
+          notes.push(...again.notes);
+          if (again.remade.length > 0) continue;
           if (id !== undefined && outcome === 'updated' && isGone(err)) {
             // Deleted on the site since we wrote it: the source still has it, so it is created again.
             notes.push(`it was deleted on the target (${(err as Error).message}); created again`);
@@ -303,7 +310,7 @@ export async function applyEach(
         const lost = lostLinks(body, { answer: remote.body }, kept);
         let again: Relinked | undefined;
         try {
-          again = lost.length > 0 ? await relink(d, lost) : undefined;
+          again = await links.relink(d, lost);
         } catch (err) {
           notes.push((err as Error).message); // written all the same: recorded, and said
         }

@@ -25,7 +25,7 @@ type Doc = Record<string, unknown>;
 /** The field of an event body (contract B.6.2) that links each kind. */
 const FIELD_OF = { venue: 'venue', organizer: 'organizer', category: 'categories', tag: 'tags' } as const;
 type LinkField = (typeof FIELD_OF)[LinkKind];
-const LINK_KINDS = Object.keys(FIELD_OF) as LinkKind[];
+export const LINK_KINDS = Object.keys(FIELD_OF) as LinkKind[];
 
 export interface Link {
   kind: LinkKind;
